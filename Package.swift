@@ -1,0 +1,47 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "ToneShaper",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "toneshaper", targets: ["toneshaper"]),
+        .library(name: "ToneShaperCore", targets: ["ToneShaperCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-atomics", from: "1.2.0"),
+    ],
+    targets: [
+        // System libraries, found through pkg-config.
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        // Small C shim: alsa-lib's variadic error handler cannot be written in Swift.
+        .target(name: "CALSAShim", dependencies: ["CALSA"]),
+
+        // MIDI messages and Standard MIDI Files (read and write). Pure Swift.
+        .target(name: "ToneShaperMIDI"),
+        // Pure-Swift instrument: shapes, integrator, voices, engine, presets. No system dependency.
+        .target(name: "ToneShaperCore", dependencies: ["ToneShaperMIDI"]),
+        // libsndfile writer/reader and the recorder's disk thread.
+        .target(name: "ToneShaperAudioFile", dependencies: ["CSndFile",
+                                                            .product(name: "Atomics", package: "swift-atomics")]),
+        // ALSA sequencer input and PCM output.
+        .target(name: "ToneShaperALSA", dependencies: ["CALSA", "CALSAShim", "ToneShaperMIDI",
+                                                       .product(name: "Atomics", package: "swift-atomics")]),
+        // The command-line program.
+        .executableTarget(name: "toneshaper", dependencies: [
+            "ToneShaperMIDI", "ToneShaperCore", "ToneShaperAudioFile", "ToneShaperALSA",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
+        // Counts malloc calls on the calling thread, to prove the render path allocates nothing.
+        .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
+        .testTarget(name: "ToneShaperCoreTests", dependencies: ["ToneShaperCore", "AllocationCounter"]),
+        .testTarget(name: "ToneShaperMIDITests", dependencies: ["ToneShaperMIDI"]),
+        .testTarget(name: "ToneShaperAudioFileTests", dependencies: ["ToneShaperAudioFile"]),
+        .testTarget(name: "ToneShaperALSATests", dependencies: ["ToneShaperALSA", "ToneShaperMIDI"]),
+        // End-to-end: runs the built `toneshaper` program and reads back what it wrote.
+        .testTarget(name: "toneshaperTests", dependencies: ["toneshaper", "ToneShaperAudioFile", "ToneShaperMIDI"]),
+    ]
+)
