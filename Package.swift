@@ -10,7 +10,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-atomics", from: "1.2.0"),
     ],
     targets: [
         // System libraries, found through pkg-config.
@@ -23,15 +22,15 @@ let package = Package(
         .target(name: "ToneShaperMIDI"),
         // Pure-Swift instrument: shapes, integrator, voices, engine, presets. No system dependency.
         .target(name: "ToneShaperCore", dependencies: ["ToneShaperMIDI"]),
+        // Lock-free single-producer single-consumer hand-off between threads (MIDI -> audio -> disk).
+        .target(name: "ToneShaperRealtime"),
         // libsndfile writer/reader and the recorder's disk thread.
-        .target(name: "ToneShaperAudioFile", dependencies: ["CSndFile",
-                                                            .product(name: "Atomics", package: "swift-atomics")]),
+        .target(name: "ToneShaperAudioFile", dependencies: ["CSndFile", "ToneShaperRealtime"]),
         // ALSA sequencer input and PCM output.
-        .target(name: "ToneShaperALSA", dependencies: ["CALSA", "CALSAShim", "ToneShaperMIDI",
-                                                       .product(name: "Atomics", package: "swift-atomics")]),
+        .target(name: "ToneShaperALSA", dependencies: ["CALSA", "CALSAShim", "ToneShaperMIDI", "ToneShaperRealtime"]),
         // The command-line program.
         .executableTarget(name: "toneshaper", dependencies: [
-            "ToneShaperMIDI", "ToneShaperCore", "ToneShaperAudioFile", "ToneShaperALSA",
+            "ToneShaperMIDI", "ToneShaperCore", "ToneShaperRealtime", "ToneShaperAudioFile", "ToneShaperALSA",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -39,6 +38,7 @@ let package = Package(
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .testTarget(name: "ToneShaperCoreTests", dependencies: ["ToneShaperCore", "AllocationCounter"]),
         .testTarget(name: "ToneShaperMIDITests", dependencies: ["ToneShaperMIDI"]),
+        .testTarget(name: "ToneShaperRealtimeTests", dependencies: ["ToneShaperRealtime"]),
         .testTarget(name: "ToneShaperAudioFileTests", dependencies: ["ToneShaperAudioFile"]),
         .testTarget(name: "ToneShaperALSATests", dependencies: ["ToneShaperALSA", "ToneShaperMIDI"]),
         // End-to-end: runs the built `toneshaper` program and reads back what it wrote.
