@@ -1,0 +1,77 @@
+/// Mip-mapped single-cycle tables for the band-limited waves, one table per octave of harmonics.
+///
+/// Additive synthesis of every partial below Nyquist costs hundreds of sines per sample at low
+/// notes; a table per octave does the same in one interpolated lookup. Level L holds partials
+/// 1…(maxHarmonics >> L); a sample at frequency f reads the first level whose top partial is
+/// below the Nyquist frequency, so the choice follows the *instantaneous* frequency.
+public final class BandLimitedTables: @unchecked Sendable {
+    public static let tableSize = 4096
+    public static let maxHarmonics = 512
+    public static let levelCount = 10  // 512, 256, …, 1 partials
+
+    /// [wave][level][tableSize + 1] (one guard sample for interpolation), allocated once.
+    let storage: UnsafeMutablePointer<Float>
+    static let stride = tableSize + 1
+    static let waveStride = stride * levelCount
+
+    public init() {
+        let waves = 3
+        storage = .allocate(capacity: waves * Self.waveStride)
+        let n = Self.tableSize
+        // One cycle of sine at table resolution: sin(2π k j / n) = sineTable[(k·j) mod n], exact and cheap.
+        var sineTable = [Double](repeating: 0, count: n)
+        for j in 0..<n { sineTable[j] = _sin(2 * .pi * Double(j) / Double(n)) }
+        var acc = [Double](repeating: 0, count: n)
+        for (w, type) in [WaveType.bandLimitedSquare, .bandLimitedTriangle, .bandLimitedSawtooth].enumerated() {
+            let spectrum = BandLimitedSpectrum(type)!
+            for level in 0..<Self.levelCount {
+                let harmonics = Self.maxHarmonics >> level
+                for j in 0..<n { acc[j] = 0 }
+                for k in 1...harmonics {
+                    let a = spectrum.amplitude(harmonic: k)
+                    if a == 0 { continue }
+                    for j in 0..<n { acc[j] += a * sineTable[(k * j) & (n - 1)] }
+                }
+                let base = storage + w * Self.waveStride + level * Self.stride
+                for j in 0..<n { base[j] = Float(acc[j]) }
+                base[n] = base[0]
+            }
+        }
+    }
+
+    deinit { storage.deallocate() }
+
+    /// Partials kept at a given level.
+    public static func harmonics(level: Int) -> Int { maxHarmonics >> level }
+
+    /// The level for a sample at `frequency` Hz: the top partial stays strictly below `nyquist`.
+    @inline(__always) public static func level(frequency: Double, nyquistReciprocal: Double) -> Int {
+        // r = f·maxHarmonics/nyquist; need 2^L > r, i.e. L = ⌊log2 r⌋ + 1, read off the exponent bits.
+        let r = abs(frequency) * Double(maxHarmonics) * nyquistReciprocal
+        let e = Int((r.bitPattern >> 52) & 0x7FF) - 1023
+        return min(levelCount - 1, max(0, e + 1))
+    }
+
+    /// Start of the table for a band-limited wave type at a level.
+    @inline(__always) static func table(_ storage: UnsafeMutablePointer<Float>, _ type: WaveType, level: Int) -> UnsafeMutablePointer<Float> {
+        let w: Int
+        switch type {
+        case .bandLimitedSquare: w = 0
+        case .bandLimitedTriangle: w = 1
+        default: w = 2
+        }
+        return storage + w * waveStride + level * stride
+    }
+
+    /// Linear-interpolated lookup at phase in [0, 1).
+    @inline(__always) static func lookup(_ table: UnsafeMutablePointer<Float>, phase: Float) -> Float {
+        let x = phase * Float(tableSize)
+        let i = min(Int(x), tableSize - 1)  // a Double phase just below 1 can round up to 1 as Float
+        let frac = x - Float(i)
+        let a = table[i], b = table[i + 1]
+        return a + (b - a) * frac
+    }
+
+    /// The shared tables, built on first use (about 10 ms in a release build), never on the audio thread.
+    public static let shared = BandLimitedTables()
+}

@@ -1,0 +1,62 @@
+/// A feedback delay on a part's mix: each repeat comes back `volume` times quieter.
+///
+/// Delay time glides (one-pole) and volume ramps linearly, so turning either knob never clicks;
+/// the read position is fractional, which makes a gliding delay sound like tape rather than steps.
+struct EchoLine {
+    let buffer: UnsafeMutablePointer<Float>
+    let capacity: Int
+    var writeIndex = 0
+    var delaySamples: Double
+    var delayTarget: Double
+    var volume: Float = 0
+    var volumeTarget: Float = 0
+    let glide: Double
+
+    init(maxDelaySeconds: Double, sampleRate: Double) {
+        capacity = Int(maxDelaySeconds * sampleRate) + 4
+        buffer = .allocate(capacity: capacity)
+        buffer.initialize(repeating: 0, count: capacity)
+        delaySamples = 0.25 * sampleRate
+        delayTarget = delaySamples
+        glide = 1 - _exp(-1 / (0.05 * sampleRate))  // ~50 ms glide
+    }
+
+    func deallocate() { buffer.deallocate() }
+
+    mutating func clear() {
+        buffer.update(repeating: 0, count: capacity)
+    }
+
+    var isOff: Bool { volume == 0 && volumeTarget == 0 }
+
+    /// Processes `count` samples in place.
+    mutating func process(_ io: UnsafeMutablePointer<Float>, count: Int) {
+        if isOff { return }
+        let volumeStep = (volumeTarget - volume) / Float(count)
+        var vol = volume
+        var d = delaySamples
+        var w = writeIndex
+        let cap = capacity
+        let maxDelay = Double(cap - 3)
+        for n in 0..<count {
+            d += (delayTarget - d) * glide
+            let dd = min(max(d, 1), maxDelay)
+            var r = Double(w) - dd
+            if r < 0 { r += Double(cap) }
+            let i0 = Int(r)
+            let frac = Float(r - Double(i0))
+            let i1 = i0 + 1 == cap ? 0 : i0 + 1
+            let delayed = buffer[i0] + (buffer[i1] - buffer[i0]) * frac
+            vol += volumeStep
+            let y = io[n] + vol * delayed
+            buffer[w] = y
+            io[n] = y
+            w += 1
+            if w == cap { w = 0 }
+        }
+        volume = volumeTarget
+        delaySamples = d
+        writeIndex = w
+        if volume == 0 { clear() }
+    }
+}

@@ -1,0 +1,39 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// Thin aliases so the DSP files need no platform conditionals.
+@inline(__always) func _exp(_ x: Double) -> Double { exp(x) }
+@inline(__always) func _sin(_ x: Double) -> Double { sin(x) }
+@inline(__always) func _cos(_ x: Double) -> Double { cos(x) }
+@inline(__always) func _pow(_ x: Double, _ y: Double) -> Double { pow(x, y) }
+@inline(__always) func _log(_ x: Double) -> Double { log(x) }
+@inline(__always) func _exp2(_ x: Double) -> Double { exp2(x) }
+
+/// Fractional part for x ≥ 0 via truncation (cvttsd2si), avoiding a libm `floor` call on baseline x86-64.
+@inline(__always) func fractionalPart(_ x: Double) -> Double {
+    x - Double(Int64(truncatingIfNeeded: Int64(x)))
+}
+
+/// sin(2πx) for a phase x in [0, 1), as a polynomial: ~1e-7 accurate, branch-free, vectorisable.
+///
+/// The render loop calls this for every voice-sample; libm's sin costs several times more.
+@inline(__always) public func fastSin2Pi(_ x: Float) -> Float {
+    // sin(2πx) = −sin(2πy) with y = x − ½ in [−½, ½); fold |y| into [0, ¼] where the series is short.
+    let y = x - 0.5
+    let a = abs(y)
+    let folded = min(a, 0.5 - a)
+    let z = Float(2 * Double.pi) * folded
+    let z2 = z * z
+    // Taylor terms to z^11: error < 6e-8 on [0, π/2].
+    var p: Float = -2.5052108e-08
+    p = p * z2 + 2.7557319e-06
+    p = p * z2 - 1.9841270e-04
+    p = p * z2 + 8.3333333e-03
+    p = p * z2 - 1.6666667e-01
+    p = p * z2 + 1
+    let s = z * p
+    return y < 0 ? s : -s
+}

@@ -1,0 +1,114 @@
+/// What a controller can change. Values are in the parameter's own unit (seconds, semitones, …).
+public enum Parameter: String, CaseIterable, Codable, Sendable {
+    /// Shape amplitude, 0...1 (a gain on the part).
+    case amplitude
+    /// Shape duration in seconds: how long one pass through the curve takes.
+    case duration
+    /// Fidelity N (integer ≥ 1).
+    case fidelity
+    case echoDelay = "echo-delay"
+    case echoVolume = "echo-volume"
+    /// Wave type by index into `WaveType.allCases` (applies to notes started afterwards).
+    case waveType = "wave-type"
+    case attack
+    case release
+    case pitchBendRange = "pitch-bend-range"
+    /// Stereo position, −1 (left) … 1 (right).
+    case pan
+    /// Vibrato depth in semitones (mod wheel).
+    case vibrato
+    /// Sustain pedal: values ≥ 0.5 hold released notes.
+    case sustain
+
+    /// The range a value is clamped to before it reaches the engine.
+    public var limits: ClosedRange<Double> {
+        switch self {
+        case .amplitude: return 0...1
+        case .duration: return 0.001...600
+        case .fidelity: return 1...Double(Shape.maximumFidelity)
+        case .echoDelay: return 0.001...Shape.maximumEchoDelay
+        case .echoVolume: return 0...0.95
+        case .waveType: return 0...Double(WaveType.allCases.count - 1)
+        case .attack: return 0...10
+        case .release: return 0...30
+        case .pitchBendRange: return 0...48
+        case .pan: return -1...1
+        case .vibrato: return 0...2
+        case .sustain: return 0...1
+        }
+    }
+}
+
+/// How a 0...127 controller value is spread over a parameter's min...max.
+public enum ControllerCurve: String, Codable, Sendable {
+    case linear
+    /// Equal ratios per step: the natural feel for times and frequencies (min must be > 0).
+    case exponential
+}
+
+/// One controller assignment: CC number (and optionally channel) to a parameter over a range.
+public struct ControllerAssignment: Equatable, Sendable {
+    public var controller: UInt8
+    /// nil = any channel.
+    public var channel: UInt8?
+    public var parameter: Parameter
+    public var minimum: Double
+    public var maximum: Double
+    public var curve: ControllerCurve
+
+    public init(controller: UInt8, channel: UInt8? = nil, parameter: Parameter, minimum: Double, maximum: Double,
+                curve: ControllerCurve = .linear) {
+        self.controller = controller; self.channel = channel; self.parameter = parameter
+        self.minimum = minimum; self.maximum = maximum; self.curve = curve
+    }
+
+    /// The parameter value for a controller value 0...127.
+    @inline(__always) public func value(for cc: UInt8) -> Double {
+        let x = Double(min(cc, 127)) / 127
+        let v: Double
+        switch curve {
+        case .linear: v = minimum + (maximum - minimum) * x
+        case .exponential: v = minimum * _pow(maximum / minimum, x)
+        }
+        return min(max(v, parameter.limits.lowerBound), parameter.limits.upperBound)
+    }
+}
+
+/// Controller number → parameter, for every channel: a flat 16 × 128 table, so a lookup on the
+/// audio thread is one index, no search and no allocation.
+public struct ControllerMap: Sendable {
+    public private(set) var assignments: [ControllerAssignment]
+    private var table: [Int16]  // index into assignments, −1 = unassigned
+
+    public init(_ assignments: [ControllerAssignment]) {
+        self.assignments = assignments
+        table = [Int16](repeating: -1, count: 16 * 128)
+        // Later lines win; a channel-specific line wins over an any-channel line.
+        for (i, a) in assignments.enumerated() where a.channel == nil {
+            for ch in 0..<16 { table[ch * 128 + Int(a.controller)] = Int16(i) }
+        }
+        for (i, a) in assignments.enumerated() {
+            if let ch = a.channel { table[Int(ch) * 128 + Int(a.controller)] = Int16(i) }
+        }
+    }
+
+    @inline(__always) public func assignment(channel: UInt8, controller: UInt8) -> ControllerAssignment? {
+        let i = table[Int(channel & 15) * 128 + Int(controller & 127)]
+        return i < 0 ? nil : assignments[Int(i)]
+    }
+
+    /// The default mapping (also shipped as Mappings/default.toml): common keyboard controls.
+    public static let standard = ControllerMap([
+        ControllerAssignment(controller: 1, parameter: .vibrato, minimum: 0, maximum: 1),
+        ControllerAssignment(controller: 7, parameter: .amplitude, minimum: 0, maximum: 1),
+        ControllerAssignment(controller: 10, parameter: .pan, minimum: -1, maximum: 1),
+        ControllerAssignment(controller: 64, parameter: .sustain, minimum: 0, maximum: 1),
+        ControllerAssignment(controller: 70, parameter: .amplitude, minimum: 0, maximum: 1),
+        ControllerAssignment(controller: 71, parameter: .duration, minimum: 0.05, maximum: 8, curve: .exponential),
+        ControllerAssignment(controller: 74, parameter: .fidelity, minimum: 1, maximum: 2000, curve: .exponential),
+        ControllerAssignment(controller: 72, parameter: .release, minimum: 0.005, maximum: 5, curve: .exponential),
+        ControllerAssignment(controller: 73, parameter: .attack, minimum: 0.001, maximum: 2, curve: .exponential),
+        ControllerAssignment(controller: 91, parameter: .echoVolume, minimum: 0, maximum: 0.9),
+        ControllerAssignment(controller: 94, parameter: .echoDelay, minimum: 0.02, maximum: 1.5, curve: .exponential),
+    ])
+}

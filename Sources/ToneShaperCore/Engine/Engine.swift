@@ -1,0 +1,431 @@
+import ToneShaperMIDI
+
+/// The instrument: renders stereo audio from timestamped events, sample-accurately.
+///
+/// Pure Swift, no I/O: live play, offline rendering and the tests drive this same object, so a
+/// performance re-rendered offline is identical sample for sample. Everything it needs — voices,
+/// curves, buses, echo lines, scratch — is allocated in `init`; `render` allocates nothing,
+/// takes no lock and logs nothing.
+public final class Engine: @unchecked Sendable {
+    public let configuration: EngineConfiguration
+    public let library: PresetLibrary
+    public let controllerMap: ControllerMap
+    public var sampleRate: Double { configuration.sampleRate }
+
+    let presets: PresetTable
+    let voices: UnsafeMutablePointer<Voice>
+    let voiceCount: Int
+    let parts: UnsafeMutablePointer<Part>
+    let slots: UnsafeMutablePointer<ShapeSlot>
+    let partRatio: UnsafeMutablePointer<Double>
+    let buses: UnsafeMutablePointer<Float>
+    let scratch: VoiceScratch
+    let tables: UnsafeMutablePointer<Float>
+    let tablesOwner: BandLimitedTables
+    let maxBlock: Int
+    let halfStep: Double
+    let nyquistReciprocal: Double
+    let stealFadeSamples: Int
+    let rampSamples: Double
+    let glideCoefficient: Double
+    var order: UInt64 = 0
+
+    /// Output samples that exceeded ±1 and were clipped (the clipping policy: hard clip, counted).
+    public private(set) var clippedSamples = 0
+    /// Notes that had to take a voice from another note.
+    public private(set) var stolenVoices = 0
+
+    public init(library: PresetLibrary, configuration: EngineConfiguration = EngineConfiguration(),
+                controllerMap: ControllerMap = .standard) {
+        precondition(configuration.voices >= 1 && configuration.maxBlock >= 1)
+        self.configuration = configuration
+        self.library = library
+        self.controllerMap = controllerMap
+        presets = PresetTable(library.shapes)
+        voiceCount = configuration.voices
+        voices = .allocate(capacity: voiceCount)
+        voices.initialize(repeating: Voice(), count: voiceCount)
+        maxBlock = configuration.maxBlock
+        let rate = configuration.sampleRate
+        halfStep = 0.5 / rate
+        nyquistReciprocal = 2 / rate
+        stealFadeSamples = max(1, Int(configuration.stealFadeSeconds * rate))
+        rampSamples = max(1, configuration.parameterRampSeconds * rate)
+        glideCoefficient = 1 - _exp(-Double(configuration.maxBlock) / (configuration.parameterRampSeconds * rate))
+        scratch = VoiceScratch(capacity: maxBlock)
+        tablesOwner = BandLimitedTables.shared
+        tables = tablesOwner.storage
+        partRatio = .allocate(capacity: 16)
+        partRatio.initialize(repeating: 1, count: 16)
+        buses = .allocate(capacity: 16 * maxBlock)
+        buses.initialize(repeating: 0, count: 16 * maxBlock)
+        slots = .allocate(capacity: 32)
+        for i in 0..<32 { (slots + i).initialize(to: ShapeSlot(pointCapacity: presets.maxPoints)) }
+        parts = .allocate(capacity: 16)
+        for p in 0..<16 {
+            (parts + p).initialize(to: Part(echo: EchoLine(maxDelaySeconds: Shape.maximumEchoDelay, sampleRate: rate)))
+            let preset = p < configuration.channelPresets.count ? configuration.channelPresets[p] : 0
+            selectPreset(min(max(preset, 0), presets.count - 1), part: p)
+        }
+    }
+
+    deinit {
+        for i in 0..<32 { slots[i].deallocate() }
+        for p in 0..<16 { parts[p].echo.deallocate() }
+        slots.deinitialize(count: 32); slots.deallocate()
+        parts.deinitialize(count: 16); parts.deallocate()
+        voices.deinitialize(count: voiceCount); voices.deallocate()
+        partRatio.deallocate(); buses.deallocate(); scratch.deallocate(); presets.deallocate()
+    }
+
+    // MARK: - Rendering
+
+    /// Renders `frames` stereo frames (interleaved L, R) into `output`, applying each event at its
+    /// frame offset. Events must be sorted by offset; offsets ≥ frames apply after the last frame.
+    public func render(frames: Int, events: UnsafeBufferPointer<EngineEvent>, into output: UnsafeMutablePointer<Float>) {
+        var position = 0
+        var e = 0
+        while position < frames {
+            while e < events.count && events[e].offset <= position {
+                apply(events[e].kind)
+                e += 1
+            }
+            let next = e < events.count ? min(frames, events[e].offset) : frames
+            let end = min(next, position + maxBlock)
+            renderBlock(output + 2 * position, count: end - position)
+            position = end
+        }
+        while e < events.count {
+            apply(events[e].kind)
+            e += 1
+        }
+    }
+
+    /// Convenience for tests and tools (allocates the result).
+    public func render(frames: Int, events: [EngineEvent] = []) -> [Float] {
+        var out = [Float](repeating: 0, count: 2 * frames)
+        events.withUnsafeBufferPointer { ev in
+            out.withUnsafeMutableBufferPointer { render(frames: frames, events: ev, into: $0.baseAddress!) }
+        }
+        return out
+    }
+
+    /// Voices currently sounding (playing or releasing).
+    public var activeVoiceCount: Int {
+        var n = 0
+        for i in 0..<voiceCount where voices[i].stage != .idle { n += 1 }
+        return n
+    }
+
+    func renderBlock(_ out: UnsafeMutablePointer<Float>, count: Int) {
+        out.update(repeating: 0, count: 2 * count)
+        let seconds = Double(count) / sampleRate
+        for p in 0..<16 where parts[p].activeVoices > 0 || parts[p].audible {
+            let part = parts + p
+            slots[2 * p + part.pointee.currentSlot].glide(table: presets, sampleRate: sampleRate,
+                                                          coefficient: glideCoefficient * Double(count) / Double(maxBlock))
+            var ratio = _exp2(part.pointee.bendValue / 8192 * part.pointee.bendRange / 12)
+            if part.pointee.vibratoDepth > 0 {
+                part.pointee.vibratoPhase = fractionalPart(part.pointee.vibratoPhase + 5.5 * seconds)
+                ratio *= _exp2(part.pointee.vibratoDepth * Double(fastSin2Pi(Float(part.pointee.vibratoPhase))) / 12)
+            }
+            partRatio[p] = ratio
+            (buses + p * maxBlock).update(repeating: 0, count: count)
+        }
+        for i in 0..<voiceCount where voices[i].stage != .idle {
+            let v = voices + i
+            let p = v.pointee.part
+            v.pointee.render(count: count, slot: slots + v.pointee.slot, ratio: v.pointee.noteRatio * partRatio[p],
+                             halfStep: halfStep, scratch: scratch, tables: tables,
+                             nyquistReciprocal: nyquistReciprocal, into: buses + p * maxBlock)
+            if v.pointee.stage == .releasing && v.pointee.rampLeft == 0 && v.pointee.gain <= 0 {
+                finish(v)
+            }
+        }
+        for p in 0..<16 where parts[p].activeVoices > 0 || parts[p].audible {
+            mixPart(p, into: out, count: count)
+        }
+        let master = Float(configuration.masterGain)
+        var clipped = 0
+        for n in 0..<(2 * count) {
+            let x = out[n] * master
+            let y = min(max(x, -1), 1)
+            clipped += y != x ? 1 : 0
+            out[n] = y
+        }
+        clippedSamples += clipped
+    }
+
+    /// Gain (ramped), DC blocker, echo, then equal-power pan onto the stereo output.
+    func mixPart(_ p: Int, into out: UnsafeMutablePointer<Float>, count: Int) {
+        let part = parts + p
+        let bus = buses + p * maxBlock
+        var a = part.pointee.amplitude
+        let target = part.pointee.amplitudeTarget
+        let maxStep = 1 / rampSamples
+        var x1 = part.pointee.dcX, y1 = part.pointee.dcY
+        for n in 0..<count {
+            a += min(max(target - a, -maxStep), maxStep)
+            let x = bus[n] * Float(a)
+            // One-pole DC blocker (≈3.8 Hz corner at 48 kHz).
+            let y = x - x1 + 0.9995 * y1
+            x1 = x; y1 = y
+            bus[n] = y
+        }
+        part.pointee.amplitude = a
+        part.pointee.dcX = x1; part.pointee.dcY = y1
+        part.pointee.echo.process(bus, count: count)
+
+        let angle = (part.pointee.pan + 1) * Double.pi / 4
+        let newLeft = Float(_cos(angle)), newRight = Float(_sin(angle))
+        let l0 = part.pointee.panLeft, r0 = part.pointee.panRight
+        let dl = (newLeft - l0) / Float(count), dr = (newRight - r0) / Float(count)
+        var peak: Float = 0
+        for n in 0..<count {
+            let s = bus[n]
+            out[2 * n] += s * (l0 + dl * Float(n + 1))
+            out[2 * n + 1] += s * (r0 + dr * Float(n + 1))
+            peak = max(peak, abs(s))
+        }
+        part.pointee.panLeft = newLeft; part.pointee.panRight = newRight
+        part.pointee.audible = part.pointee.activeVoices > 0 || peak > 1e-6
+        if !part.pointee.audible { part.pointee.dcX = 0; part.pointee.dcY = 0 }
+    }
+
+    // MARK: - Events
+
+    public func apply(_ kind: EngineEvent.Kind) {
+        switch kind {
+        case .midi(let m): handle(m)
+        case .parameter(let channel, let parameter, let value): setParameter(parameter, value, part: Int(channel & 15))
+        case .releaseAll:
+            for p in 0..<16 { parts[p].sustain = false }
+            for i in 0..<voiceCount where voices[i].stage == .playing { release(voices + i) }
+            for i in 0..<voiceCount { voices[i].pendingPart = -1 }
+        }
+    }
+
+    public func handle(_ message: MIDIMessage) {
+        switch message {
+        case .noteOn(let c, let note, let velocity):
+            if velocity == 0 { noteOff(part: Int(c & 15), note: note) } else { noteOn(part: Int(c & 15), note: note, velocity: velocity) }
+        case .noteOff(let c, let note, _):
+            noteOff(part: Int(c & 15), note: note)
+        case .controlChange(let c, let controller, let value):
+            controlChange(part: Int(c & 15), controller: controller, value: value)
+        case .programChange(let c, let program):
+            if let index = presets.index(program: Int(program)) { selectPreset(index, part: Int(c & 15)) }
+        case .pitchBend(let c, let value):
+            parts[Int(c & 15)].bendValue = Double(value)
+        case .channelPressure, .polyPressure:
+            break
+        }
+    }
+
+    /// Loads a preset into the part's free slot; sounding notes keep the slot they started on.
+    func selectPreset(_ index: Int, part p: Int) {
+        let part = parts + p
+        let slot = 1 - part.pointee.currentSlot
+        slots[2 * p + slot].load(index, from: presets, sampleRate: sampleRate)
+        part.pointee.currentSlot = slot
+        part.pointee.program = presets.info[index].program
+        let info = presets.info[index]
+        part.pointee.amplitudeTarget = info.amplitude
+        if part.pointee.activeVoices == 0 && !part.pointee.audible { part.pointee.amplitude = info.amplitude }
+        part.pointee.wave = info.wave
+        part.pointee.terms = info.terms
+        part.pointee.attack = info.attack
+        part.pointee.release = info.release
+        part.pointee.echo.delayTarget = info.echoDelay * sampleRate
+        if part.pointee.echo.isOff { part.pointee.echo.delaySamples = info.echoDelay * sampleRate }
+        part.pointee.echo.volumeTarget = Float(info.echoVolume)
+    }
+
+    func controlChange(part p: Int, controller: UInt8, value: UInt8) {
+        let part = parts + p
+        switch controller {
+        case 120:  // All Sound Off: silence now (a 2 ms fade, never a click).
+            for i in 0..<voiceCount where voices[i].stage != .idle && voices[i].part == p {
+                voices[i].pendingPart = -1
+                voices[i].stage = .releasing
+                voices[i].keyDown = false
+                voices[i].sustained = false
+                voices[i].ramp(to: 0, samples: stealFadeSamples)
+            }
+        case 121:  // Reset All Controllers (RP-015): bend, modulation, pedal, RPN.
+            part.pointee.bendValue = 0
+            part.pointee.vibratoDepth = 0
+            setSustain(false, part: p)
+            part.pointee.rpnMSB = 127; part.pointee.rpnLSB = 127
+        case 123, 124, 125, 126, 127:  // All Notes Off (and the mode messages that imply it).
+            for i in 0..<voiceCount where voices[i].part == p {
+                voices[i].pendingPart = -1
+                if voices[i].stage == .playing && voices[i].keyDown {
+                    if part.pointee.sustain { voices[i].keyDown = false; voices[i].sustained = true } else { release(voices + i) }
+                }
+            }
+        case 101: part.pointee.rpnMSB = value
+        case 100: part.pointee.rpnLSB = value
+        case 98, 99: part.pointee.rpnMSB = 127; part.pointee.rpnLSB = 127
+        case 6 where part.pointee.rpnMSB == 0 && part.pointee.rpnLSB == 0:
+            part.pointee.bendRange = Double(value)  // RPN 0: pitch-bend sensitivity in semitones
+        case 38 where part.pointee.rpnMSB == 0 && part.pointee.rpnLSB == 0:
+            part.pointee.bendRange = part.pointee.bendRange.rounded(.down) + Double(value) / 100
+        default:
+            if let a = controllerMap.assignment(channel: UInt8(p), controller: controller) {
+                setParameter(a.parameter, a.value(for: value), part: p)
+            }
+        }
+    }
+
+    /// Sets a parameter in its own unit; values outside its limits are clamped.
+    public func setParameter(_ parameter: Parameter, _ rawValue: Double, part p: Int) {
+        let value = min(max(rawValue, parameter.limits.lowerBound), parameter.limits.upperBound)
+        let part = parts + p
+        let slot = slots + (2 * p + part.pointee.currentSlot)
+        switch parameter {
+        case .amplitude: part.pointee.amplitudeTarget = value
+        case .duration: slot.pointee.durationTarget = value
+        case .fidelity: slot.pointee.fidelityTarget = value.rounded()
+        case .echoDelay: part.pointee.echo.delayTarget = value * sampleRate
+        case .echoVolume:
+            part.pointee.echo.volumeTarget = Float(value)
+            if value > 0 { part.pointee.audible = true }
+        case .waveType: part.pointee.wave = WaveType.allCases[Int(value.rounded())]
+        case .attack: part.pointee.attack = value
+        case .release: part.pointee.release = value
+        case .pitchBendRange: part.pointee.bendRange = value
+        case .pan: part.pointee.pan = value
+        case .vibrato: part.pointee.vibratoDepth = value
+        case .sustain: setSustain(value >= 0.5, part: p)
+        }
+    }
+
+    func setSustain(_ on: Bool, part p: Int) {
+        parts[p].sustain = on
+        if !on {
+            for i in 0..<voiceCount where voices[i].part == p && voices[i].sustained && voices[i].stage == .playing {
+                release(voices + i)
+            }
+        }
+    }
+
+    // MARK: - Voice pool
+
+    /// Velocity to gain: square law, so velocity 64 is about −6 dB and 32 about −12 dB.
+    @inline(__always) static func velocityGain(_ velocity: UInt8) -> Double {
+        let v = Double(min(velocity, 127)) / 127
+        return v * v
+    }
+
+    func noteOn(part p: Int, note: UInt8, velocity: UInt8) {
+        // Same key again on this channel: retrigger that voice (phase continues, no click).
+        for i in 0..<voiceCount where voices[i].stage != .idle && voices[i].part == p && voices[i].note == note
+            && voices[i].pendingPart < 0 {
+            start(voices + i, part: p, note: note, velocity: velocity, retrigger: true)
+            return
+        }
+        for i in 0..<voiceCount where voices[i].stage == .idle {
+            start(voices + i, part: p, note: note, velocity: velocity, retrigger: false)
+            return
+        }
+        // Pool full: steal the oldest released voice, else the oldest held one; it fades in 2 ms first.
+        var victim = -1
+        for i in 0..<voiceCount where voices[i].stage == .releasing && voices[i].pendingPart < 0 {
+            if victim < 0 || voices[i].releaseOrder < voices[victim].releaseOrder { victim = i }
+        }
+        if victim < 0 {
+            for i in 0..<voiceCount where voices[i].pendingPart < 0 {
+                if victim < 0 || voices[i].startOrder < voices[victim].startOrder { victim = i }
+            }
+        }
+        guard victim >= 0 else { return }  // every voice already has a note queued: drop this one
+        let v = voices + victim
+        stolenVoices += 1
+        v.pointee.pendingPart = p
+        v.pointee.pendingNote = note
+        v.pointee.pendingVelocity = velocity
+        if v.pointee.stage == .playing { order += 1; v.pointee.releaseOrder = order }
+        v.pointee.stage = .releasing
+        v.pointee.keyDown = false
+        v.pointee.sustained = false
+        // A release already closer to silence than the steal fade keeps its shorter ramp.
+        let releasingFaster = v.pointee.gainTarget == 0 && v.pointee.rampLeft > 0 && v.pointee.rampLeft < stealFadeSamples
+        if !releasingFaster { v.pointee.ramp(to: 0, samples: stealFadeSamples) }
+    }
+
+    func noteOff(part p: Int, note: UInt8) {
+        for i in 0..<voiceCount where voices[i].part == p {
+            let v = voices + i
+            if v.pointee.pendingPart == p && v.pointee.pendingNote == note { v.pointee.pendingPart = -1 }
+            if v.pointee.stage == .playing && v.pointee.note == note && v.pointee.keyDown {
+                if parts[p].sustain {
+                    v.pointee.keyDown = false
+                    v.pointee.sustained = true
+                } else {
+                    release(v)
+                }
+            }
+        }
+    }
+
+    func release(_ v: UnsafeMutablePointer<Voice>) {
+        order += 1
+        v.pointee.stage = .releasing
+        v.pointee.keyDown = false
+        v.pointee.sustained = false
+        v.pointee.releaseOrder = order
+        v.pointee.ramp(to: 0, samples: max(32, Int(parts[v.pointee.part].release * sampleRate)))
+    }
+
+    func start(_ v: UnsafeMutablePointer<Voice>, part p: Int, note: UInt8, velocity: UInt8, retrigger: Bool) {
+        let part = parts + p
+        let slotIndex = 2 * p + part.pointee.currentSlot
+        let info = presets.info[slots[slotIndex].preset]
+        if v.pointee.stage == .idle { part.pointee.activeVoices += 1 }
+        else if v.pointee.part != p {
+            parts[v.pointee.part].activeVoices -= 1
+            part.pointee.activeVoices += 1
+        }
+        order += 1
+        v.pointee.stage = .playing
+        v.pointee.part = p
+        v.pointee.slot = slotIndex
+        v.pointee.note = note
+        v.pointee.keyDown = true
+        v.pointee.sustained = false
+        v.pointee.startOrder = order
+        v.pointee.pendingPart = -1
+        v.pointee.wave = part.pointee.wave
+        v.pointee.terms = part.pointee.terms
+        v.pointee.envelopeKind = info.envelopeKind
+        v.pointee.envelopeDecay = _exp(-info.envelopeRate / sampleRate)
+        v.pointee.noteRatio = _exp2((Double(note) - Double(info.rootNote)) / 12)
+        v.pointee.u = 0
+        v.pointee.segment = 0
+        v.pointee.envelope = 1
+        v.pointee.frequency = slots[slotIndex].curve.value(at: 0) * v.pointee.noteRatio * currentRatio(part: p)
+        if !retrigger {
+            v.pointee.phase = 0
+            v.pointee.gain = 0
+            v.pointee.noise = UInt32(truncatingIfNeeded: order &* 0x9E37_79B9_7F4A_7C15 >> 32) | 1
+        }
+        let attackSamples = max(32, Int(part.pointee.attack * sampleRate))
+        v.pointee.ramp(to: Engine.velocityGain(velocity), samples: attackSamples)
+        part.pointee.audible = true
+    }
+
+    /// The part's pitch-bend ratio (vibrato is added per block).
+    func currentRatio(part p: Int) -> Double { _exp2(parts[p].bendValue / 8192 * parts[p].bendRange / 12) }
+
+    /// A voice whose release has ended: free it, or start the note that stole it.
+    func finish(_ v: UnsafeMutablePointer<Voice>) {
+        let pending = v.pointee.pendingPart
+        if pending >= 0 {
+            start(v, part: pending, note: v.pointee.pendingNote, velocity: v.pointee.pendingVelocity, retrigger: false)
+        } else {
+            parts[v.pointee.part].activeVoices -= 1
+            v.pointee.stage = .idle
+        }
+    }
+}

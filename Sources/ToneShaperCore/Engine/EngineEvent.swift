@@ -1,0 +1,39 @@
+import ToneShaperMIDI
+
+/// Something that happens to the engine at a frame inside the block being rendered.
+public struct EngineEvent: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        case midi(MIDIMessage)
+        /// A parameter set directly (already in its unit), bypassing the controller map.
+        case parameter(channel: UInt8, Parameter, Double)
+        /// Release every held note (e.g. the keyboard was unplugged): nothing may stick.
+        case releaseAll
+    }
+    /// Frame offset from the start of the render call.
+    public var offset: Int
+    public var kind: Kind
+    public init(offset: Int, _ kind: Kind) { self.offset = offset; self.kind = kind }
+    public init(offset: Int, _ message: MIDIMessage) { self.offset = offset; self.kind = .midi(message) }
+}
+
+/// Settings fixed when the engine is built (everything is allocated from these up front).
+public struct EngineConfiguration: Sendable {
+    public var sampleRate: Double = 48_000
+    /// Voices in the pool; a note beyond this steals one.
+    public var voices: Int = 32
+    /// Largest block rendered in one pass; events split blocks for sample accuracy.
+    public var maxBlock: Int = 128
+    /// Gain on the final mix before the hard clip at ±1.
+    public var masterGain: Double = 1
+    /// Preset (library index) each channel starts with, before any program change.
+    public var channelPresets: [Int] = Array(repeating: 0, count: 16)
+    /// How long a stolen voice takes to fade before its new note starts (no click).
+    public var stealFadeSeconds: Double = 0.002
+    /// Ramp time for amplitude, and glide time for duration/fidelity changes.
+    public var parameterRampSeconds: Double = 0.02
+
+    public init(sampleRate: Double = 48_000, voices: Int = 32) {
+        self.sampleRate = sampleRate
+        self.voices = voices
+    }
+}

@@ -1,0 +1,36 @@
+/// A MIDI channel's state: its preset slots, controllers and its bus (gain, echo, pan).
+struct Part {
+    var currentSlot = 0
+    var program = 0
+
+    // Bus parameters. Amplitude ramps linearly per sample; pan per block.
+    var amplitude: Double = 0.5
+    var amplitudeTarget: Double = 0.5
+    var panLeft: Float = 0.70710678
+    var panRight: Float = 0.70710678
+    var pan: Double = 0
+
+    var attack: Double = 0.005
+    var release: Double = 0.05
+    var wave: WaveType = .sine
+    var terms = 10
+
+    // Pitch: bend in semitones = bendValue/8192 · bendRange; vibrato from the mod wheel.
+    var bendValue: Double = 0
+    var bendRange: Double = 2
+    var vibratoDepth: Double = 0
+    var vibratoPhase: Double = 0
+
+    var sustain = false
+    // RPN selection for data entry (RPN 0 = pitch-bend sensitivity).
+    var rpnMSB: UInt8 = 127
+    var rpnLSB: UInt8 = 127
+
+    var activeVoices = 0
+    /// True while the bus may still be sounding (voices or an echo tail).
+    var audible = false
+    var echo: EchoLine
+    // DC blocker state: the article's sawtooth (0…1) has a mean of ½, which must not reach the speakers.
+    var dcX: Float = 0
+    var dcY: Float = 0
+}

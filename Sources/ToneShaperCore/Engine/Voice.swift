@@ -1,0 +1,192 @@
+/// One sounding note: its own position in the shape, its own phase integrator, its own gain ramp.
+///
+/// Plain data in a preallocated pool; the engine renders it with `Voice.render`. Transposition
+/// and bend multiply the instantaneous frequency, and the phase is the running trapezoidal
+/// integral of that frequency, so the wave stays continuous whatever changes mid-note.
+struct Voice {
+    enum Stage: UInt8 { case idle, playing, releasing }
+    var stage: Stage = .idle
+    var part: Int = 0
+    var slot: Int = 0
+    var note: UInt8 = 0
+    /// Key is down (a note-off has not arrived yet).
+    var keyDown = false
+    /// Key is up but the sustain pedal holds the note.
+    var sustained = false
+    var startOrder: UInt64 = 0
+    var releaseOrder: UInt64 = 0
+
+    // What the note was started with.
+    var wave: WaveType = .sine
+    var terms = 10
+    var envelopeKind: UInt8 = 0
+    var envelopeDecay: Double = 1  // per-sample factor for the exponential envelope
+    var noteRatio: Double = 1      // 2^((note − root)/12)
+
+    // Position in the shape (curve units) and its segment cursor.
+    var u: Double = 0
+    var segment = 0
+    var envelope: Double = 1
+    // Phase integrator state: integral (wrapped to [0,1)) and the last frequency (the overlap).
+    var phase: Double = 0
+    var frequency: Double = 0
+
+    // Gain: current, per-sample step and samples left in the current ramp.
+    var gain: Double = 0
+    var gainStep: Double = 0
+    var gainTarget: Double = 0
+    var rampLeft = 0
+
+    // A note waiting for this (stolen) voice to fade out.
+    var pendingNote: UInt8 = 0
+    var pendingVelocity: UInt8 = 0
+    var pendingPart = -1
+
+    var noise: UInt32 = 0x9E37_79B9
+
+    /// Sets a linear ramp from the current gain to `target` over `samples` samples.
+    mutating func ramp(to target: Double, samples: Int) {
+        gainTarget = target
+        if samples <= 0 {
+            gain = target; gainStep = 0; rampLeft = 0
+        } else {
+            gainStep = (target - gain) / Double(samples)
+            rampLeft = samples
+        }
+    }
+}
+
+/// Per-block scratch the voice kernels share (one voice at a time), allocated once.
+struct VoiceScratch {
+    let phase: UnsafeMutablePointer<Float>
+    let frequency: UnsafeMutablePointer<Float>
+    let gain: UnsafeMutablePointer<Float>
+    init(capacity: Int) {
+        phase = .allocate(capacity: capacity)
+        frequency = .allocate(capacity: capacity)
+        gain = .allocate(capacity: capacity)
+    }
+    func deallocate() { phase.deallocate(); frequency.deallocate(); gain.deallocate() }
+}
+
+extension Voice {
+    /// Advances the voice `count` samples: pass 1 (sequential) integrates the phase and computes
+    /// the gain; pass 2 (independent per sample, vectorisable) evaluates the wave and mixes it in.
+    @inline(__always)
+    mutating func render(count: Int, slot s: UnsafeMutablePointer<ShapeSlot>, ratio: Double, halfStep: Double,
+                         scratch: VoiceScratch, tables: UnsafeMutablePointer<Float>, nyquistReciprocal: Double,
+                         into bus: UnsafeMutablePointer<Float>) {
+        let curve = s.pointee.curve
+        let end = curve.end, slope = curve.slope, intercept = curve.intercept
+        let du = s.pointee.du, period = s.pointee.period
+        let invPeriod = 1 / period
+        var u = self.u
+        if u >= period { u -= period * Double(Int(u / period)) }
+        var seg = curve.segment(containing: u)
+        var phase = self.phase, f = self.frequency
+        var g = gain, env = envelope
+        let kind = envelopeKind, decay = envelopeDecay
+        let ph = scratch.phase, fr = scratch.frequency, ga = scratch.gain
+
+        for n in 0..<count {
+            // Output of this sample from the current state.
+            let e: Double = kind == 0 ? 1 : (kind == 1 ? 1 - u * invPeriod : env)
+            ph[n] = Float(phase)
+            fr[n] = Float(f)
+            ga[n] = Float(g * e)
+            // Advance to the next sample.
+            u += du
+            if u >= period { u -= period; seg = 0; env = 1 } else { env *= decay }
+            while u >= end[seg] { seg += 1 }
+            let fNext = (intercept[seg] + slope[seg] * u) * ratio
+            phase += (f + fNext) * halfStep
+            f = fNext
+            phase -= Double(Int64(phase))
+            if rampLeft > 0 {
+                g += gainStep
+                rampLeft -= 1
+                if rampLeft == 0 { g = gainTarget }
+            }
+        }
+        self.u = u; segment = seg; self.phase = phase; frequency = f
+        gain = g; envelope = env
+
+        switch wave {
+        case .sine:
+            for n in 0..<count { bus[n] += fastSin2Pi(ph[n]) * ga[n] }
+        case .square:
+            for n in 0..<count { bus[n] += (ph[n] < 0.5 ? 1 : -1) * ga[n] }
+        case .triangle:
+            for n in 0..<count {
+                var q = ph[n] + 0.25
+                q = q >= 1 ? q - 1 : q
+                bus[n] += (1 - 4 * abs(q - 0.5)) * ga[n]
+            }
+        case .sawtooth:
+            for n in 0..<count { bus[n] += ph[n] * ga[n] }
+        case .squareFourier, .triangleFourier, .sawtoothFourier:
+            Voice.mixFourier(wave, terms: terms, count: count, phase: ph, gain: ga, into: bus)
+        case .bandLimitedSquare, .bandLimitedTriangle, .bandLimitedSawtooth:
+            for n in 0..<count {
+                let level = BandLimitedTables.level(frequency: Double(fr[n]), nyquistReciprocal: nyquistReciprocal)
+                let table = BandLimitedTables.table(tables, wave, level: level)
+                bus[n] += BandLimitedTables.lookup(table, phase: ph[n]) * ga[n]
+            }
+        case .noise:
+            var x = noise
+            for n in 0..<count {
+                x ^= x << 13; x ^= x >> 17; x ^= x << 5
+                bus[n] += (Float(Int32(bitPattern: x)) * (1 / 2_147_483_648)) * ga[n]
+            }
+            noise = x
+        }
+    }
+
+    /// The article's Fourier partial sums, with sin(kθ) from the Chebyshev recurrence
+    /// sin((k+1)θ) = 2cosθ·sin(kθ) − sin((k−1)θ): one sine and one cosine per sample, not one per term.
+    static func mixFourier(_ wave: WaveType, terms: Int, count: Int, phase: UnsafeMutablePointer<Float>,
+                           gain: UnsafeMutablePointer<Float>, into bus: UnsafeMutablePointer<Float>) {
+        for n in 0..<count {
+            let p = phase[n]
+            let s1 = Double(fastSin2Pi(p))
+            var q = p + 0.25
+            if q >= 1 { q -= 1 }
+            let c1 = Double(fastSin2Pi(q))
+            let twoC = 2 * c1
+            var sPrev = 0.0, s = s1  // sin(0θ), sin(1θ)
+            var sum = 0.0
+            var value: Double
+            switch wave {
+            case .squareFourier:
+                // odd k = 1, 3, …, 2·terms − 1, weight 1/k
+                var k = 1
+                while k <= 2 * terms - 1 {
+                    if k & 1 == 1 { sum += s / Double(k) }
+                    let sNext = twoC * s - sPrev
+                    sPrev = s; s = sNext; k += 1
+                }
+                value = (4 / Double.pi) * sum
+            case .triangleFourier:
+                var k = 1
+                while k <= terms {
+                    if k & 1 == 1 {
+                        let sign: Double = ((k - 1) / 2) & 1 == 0 ? 1 : -1
+                        sum += sign * s / Double(k * k)
+                    }
+                    let sNext = twoC * s - sPrev
+                    sPrev = s; s = sNext; k += 1
+                }
+                value = (8 / (Double.pi * Double.pi)) * sum
+            default:
+                var k = 1
+                while k <= terms {
+                    sum += s / Double(k)
+                    let sNext = twoC * s - sPrev
+                    sPrev = s; s = sNext; k += 1
+                }
+                value = 0.5 - sum / Double.pi
+            }
+            bus[n] += Float(value) * gain[n]
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import ToneShaperMIDI
+
+/// Drives an engine through a whole performance, block by block, handing each block to a sink.
+///
+/// The same engine and the same event placement as live play: a message at frame F always lands
+/// at offset F − blockStart of the block that contains F, whatever the block size.
+public struct OfflineRenderer {
+    public let engine: Engine
+    public let blockFrames: Int
+
+    public init(engine: Engine, blockFrames: Int = 512) {
+        precondition(blockFrames >= 1)
+        self.engine = engine
+        self.blockFrames = blockFrames
+    }
+
+    /// Renders `totalFrames` frames of `messages` (sorted by frame, stable) and calls `sink` with
+    /// each block of interleaved stereo samples; `progress` gets the fraction done.
+    public func render(_ messages: [TimedMIDIMessage], totalFrames: Int,
+                       progress: ((Double) -> Void)? = nil,
+                       sink: (UnsafeBufferPointer<Float>) throws -> Void) rethrows {
+        let sorted = messages.enumerated().sorted { ($0.element.frame, $0.offset) < ($1.element.frame, $1.offset) }.map(\.element)
+        var events: [EngineEvent] = []
+        events.reserveCapacity(256)
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 2 * blockFrames)
+        defer { buffer.deallocate() }
+        var next = 0
+        var start = 0
+        var lastReport = -1
+        while start < totalFrames {
+            let count = min(blockFrames, totalFrames - start)
+            events.removeAll(keepingCapacity: true)
+            while next < sorted.count && sorted[next].frame < Int64(start + count) {
+                events.append(EngineEvent(offset: max(0, Int(sorted[next].frame) - start), sorted[next].message))
+                next += 1
+            }
+            events.withUnsafeBufferPointer { engine.render(frames: count, events: $0, into: buffer) }
+            try sink(UnsafeBufferPointer(start: buffer, count: 2 * count))
+            start += count
+            if let progress {
+                let percent = start * 100 / max(1, totalFrames)
+                if percent != lastReport { lastReport = percent; progress(Double(start) / Double(totalFrames)) }
+            }
+        }
+    }
+
+    /// The whole performance as one interleaved array (tests and small renders).
+    public func renderAll(_ messages: [TimedMIDIMessage], totalFrames: Int) -> [Float] {
+        var out: [Float] = []
+        out.reserveCapacity(2 * totalFrames)
+        render(messages, totalFrames: totalFrames) { out.append(contentsOf: $0) }
+        return out
+    }
+}
+
+/// The article's ToneWriter: a shape played at one note for N cycles of its duration.
+public enum ShapeExport {
+    /// The events and length for `cycles` passes of the shape held on `note`, plus its release.
+    public static func performance(of shape: Shape, cycles: Int, note: UInt8, velocity: UInt8 = 127,
+                                   sampleRate: Double) -> (messages: [TimedMIDIMessage], frames: Int) {
+        let cycleFrames = max(2, Int(shape.duration * sampleRate))
+        let held = cycles * cycleFrames
+        let tail = Int((shape.release + 0.01) * sampleRate) + (shape.echo.volume > 0 ? echoTailFrames(shape, sampleRate) : 0)
+        return ([TimedMIDIMessage(frame: 0, message: .noteOn(channel: 0, note: note, velocity: velocity)),
+                 TimedMIDIMessage(frame: Int64(held), message: .noteOff(channel: 0, note: note, velocity: 64))],
+                held + tail)
+    }
+
+    /// Time for the echo to fall 60 dB.
+    static func echoTailFrames(_ shape: Shape, _ sampleRate: Double) -> Int {
+        let repeats = _log(0.001) / _log(shape.echo.volume)
+        return Int(min(30, repeats * shape.echo.delay) * sampleRate)
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+
+/// Reads and writes shapes as human-readable JSON, one preset per file.
+///
+/// Decoding goes through a loose mirror of the format first, so every problem can be reported
+/// with the file, the field and the offending value instead of a generic decoding error.
+public enum ShapeFile {
+    /// The on-disk form. Points are `[time, frequency]` pairs, the way one would write them by hand.
+    struct Document: Codable {
+        var name: String?
+        var description: String?
+        var program: Int?
+        var duration: Double?
+        var minFrequency: Double?
+        var maxFrequency: Double?
+        var points: [[Double]]?
+        var wave: String?
+        var amplitude: Double?
+        var envelope: AmplitudeEnvelope?
+        var echo: EchoDocument?
+        var fidelity: Int?
+        var fourierTerms: Int?
+        var rootNote: Int?
+        var attack: Double?
+        var release: Double?
+    }
+    struct EchoDocument: Codable { var delay: Double; var volume: Double }
+
+    public static func load(path: String) throws(ShapeError) -> Shape {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ShapeError(file: path, field: "(file)", value: "", reason: "cannot be read")
+        }
+        let fallbackName = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+        return try decode(data, file: path, fallbackName: fallbackName)
+    }
+
+    public static func decode(_ data: Data, file: String? = nil, fallbackName: String = "shape") throws(ShapeError) -> Shape {
+        let doc: Document
+        do {
+            doc = try JSONDecoder().decode(Document.self, from: data)
+        } catch let error as DecodingError {
+            throw describe(error, file: file)
+        } catch {
+            throw ShapeError(file: file, field: "(file)", value: "", reason: "\(error)")
+        }
+        func missing(_ field: String) -> ShapeError {
+            ShapeError(file: file, field: field, value: "(missing)", reason: "is required")
+        }
+        guard let duration = doc.duration else { throw missing("duration") }
+        guard let rawPoints = doc.points else { throw missing("points") }
+        var points: [Shape.Point] = []
+        for (i, pair) in rawPoints.enumerated() {
+            guard pair.count == 2 else {
+                throw ShapeError(file: file, field: "points[\(i)]", value: "\(pair)", reason: "must be [time, frequency]")
+            }
+            points.append(Shape.Point(time: pair[0], frequency: pair[1]))
+        }
+        let waveName = doc.wave ?? "sine"
+        guard let wave = WaveType(rawValue: waveName) else {
+            throw ShapeError(file: file, field: "wave", value: "'\(waveName)'",
+                             reason: "unknown wave type (expected one of \(WaveType.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        let freqs = points.map(\.frequency)
+        let shape = Shape(
+            name: doc.name ?? fallbackName, description: doc.description ?? "", program: doc.program ?? 0,
+            points: points, duration: duration,
+            minFrequency: doc.minFrequency ?? (freqs.min() ?? 1), maxFrequency: doc.maxFrequency ?? (freqs.max() ?? 1),
+            wave: wave, amplitude: doc.amplitude ?? 0.5, envelope: doc.envelope ?? .constant,
+            echo: doc.echo.map { Shape.Echo(delay: $0.delay, volume: $0.volume) } ?? .off,
+            fidelity: doc.fidelity ?? 1000, fourierTerms: doc.fourierTerms ?? 10, rootNote: doc.rootNote ?? 69,
+            attack: doc.attack ?? 0.005, release: doc.release ?? 0.05)
+        do {
+            try shape.validate()
+        } catch {
+            var e = error
+            e.file = file
+            throw e
+        }
+        return shape
+    }
+
+    public static func encode(_ shape: Shape) throws -> Data {
+        let doc = Document(
+            name: shape.name, description: shape.description, program: shape.program, duration: shape.duration,
+            minFrequency: shape.minFrequency, maxFrequency: shape.maxFrequency,
+            points: shape.points.map { [$0.time, $0.frequency] }, wave: shape.wave.rawValue,
+            amplitude: shape.amplitude, envelope: shape.envelope,
+            echo: EchoDocument(delay: shape.echo.delay, volume: shape.echo.volume), fidelity: shape.fidelity,
+            fourierTerms: shape.fourierTerms, rootNote: shape.rootNote, attack: shape.attack, release: shape.release)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return try encoder.encode(doc)
+    }
+
+    /// Turns Foundation's decoding error into "field 'x' = …: reason".
+    static func describe(_ error: DecodingError, file: String?) -> ShapeError {
+        func path(_ keys: [CodingKey]) -> String {
+            var s = ""
+            for k in keys {
+                if let i = k.intValue { s += "[\(i)]" } else { s += s.isEmpty ? k.stringValue : ".\(k.stringValue)" }
+            }
+            return s.isEmpty ? "(file)" : s
+        }
+        switch error {
+        case .typeMismatch(let type, let ctx):
+            return ShapeError(file: file, field: path(ctx.codingPath), value: "(wrong type)", reason: "expected \(type)")
+        case .valueNotFound(let type, let ctx):
+            return ShapeError(file: file, field: path(ctx.codingPath), value: "null", reason: "expected \(type)")
+        case .keyNotFound(let key, let ctx):
+            return ShapeError(file: file, field: path(ctx.codingPath + [key]), value: "(missing)", reason: "is required")
+        case .dataCorrupted(let ctx):
+            return ShapeError(file: file, field: path(ctx.codingPath), value: "(invalid)",
+                              reason: ctx.debugDescription.isEmpty ? "not valid JSON" : ctx.debugDescription)
+        @unknown default:
+            return ShapeError(file: file, field: "(file)", value: "", reason: "\(error)")
+        }
+    }
+}
