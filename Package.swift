@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "toneshaper", targets: ["toneshaper"]),
         .library(name: "ToneShaperCore", targets: ["ToneShaperCore"]),
+        .library(name: "ToneShaperMIDI", targets: ["ToneShaperMIDI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -28,9 +29,11 @@ let package = Package(
         .target(name: "ToneShaperAudioFile", dependencies: ["CSndFile", "ToneShaperRealtime"]),
         // ALSA sequencer input and PCM output.
         .target(name: "ToneShaperALSA", dependencies: ["CALSA", "CALSAShim", "ToneShaperMIDI", "ToneShaperRealtime"]),
+        // Pictures: the frequency curve and waveform of a shape, spectrograms of rendered files (SVG).
+        .target(name: "ToneShaperPlot", dependencies: ["ToneShaperCore"]),
         // The command-line program.
         .executableTarget(name: "toneshaper", dependencies: [
-            "ToneShaperMIDI", "ToneShaperCore", "ToneShaperRealtime", "ToneShaperAudioFile", "ToneShaperALSA",
+            "ToneShaperMIDI", "ToneShaperCore", "ToneShaperRealtime", "ToneShaperAudioFile", "ToneShaperALSA", "ToneShaperPlot",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -38,6 +41,7 @@ let package = Package(
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .testTarget(name: "ToneShaperCoreTests", dependencies: ["ToneShaperCore", "AllocationCounter"]),
         .testTarget(name: "ToneShaperMIDITests", dependencies: ["ToneShaperMIDI"]),
+        .testTarget(name: "ToneShaperPlotTests", dependencies: ["ToneShaperPlot", "ToneShaperCore"]),
         .testTarget(name: "ToneShaperRealtimeTests", dependencies: ["ToneShaperRealtime"]),
         .testTarget(name: "ToneShaperAudioFileTests", dependencies: ["ToneShaperAudioFile"]),
         .testTarget(name: "ToneShaperALSATests", dependencies: ["ToneShaperALSA", "ToneShaperMIDI"]),

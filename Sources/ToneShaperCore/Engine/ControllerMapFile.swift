@@ -1,0 +1,74 @@
+import Foundation
+
+/// Reads controller mappings: one assignment per line, so an error can name its line.
+///
+/// ```
+/// # cc  parameter   min    max   [curve]        [channel]
+/// cc 7   amplitude   0      1
+/// cc 71  duration    0.05   8     exponential
+/// cc 74  fidelity    1      2000  exponential   channel 2
+/// ```
+/// Channels are written 1...16 as on a keyboard's display; without one, the line applies to all.
+public enum ControllerMapFile {
+    public static func load(path: String) throws(MappingError) -> ControllerMap {
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+            throw MappingError(file: path, line: 0, message: "cannot be read")
+        }
+        return try parse(text, file: path)
+    }
+
+    public static func parse(_ text: String, file: String = "(mapping)") throws(MappingError) -> ControllerMap {
+        var assignments: [ControllerAssignment] = []
+        for (i, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let lineNumber = i + 1
+            func fail(_ message: String) -> MappingError { MappingError(file: file, line: lineNumber, message: message) }
+            let line = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).map(String.init)
+            if words.isEmpty { continue }
+            guard words[0] == "cc" else { throw fail("expected 'cc', found '\(words[0])'") }
+            guard words.count >= 5 else {
+                throw fail("expected 'cc NUMBER PARAMETER MIN MAX [CURVE] [channel N]', found \(words.count) fields")
+            }
+            guard let cc = UInt8(words[1]), cc < 120 else {
+                throw fail("controller '\(words[1])' is not a number 0...119 (120...127 are channel mode messages)")
+            }
+            guard let parameter = Parameter(rawValue: words[2]) else {
+                throw fail("unknown parameter '\(words[2])' (expected one of \(Parameter.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            guard let minimum = Double(words[3]), minimum.isFinite else { throw fail("minimum '\(words[3])' is not a number") }
+            guard let maximum = Double(words[4]), maximum.isFinite else { throw fail("maximum '\(words[4])' is not a number") }
+            var curve = ControllerCurve.linear
+            var channel: UInt8?
+            var k = 5
+            while k < words.count {
+                if let c = ControllerCurve(rawValue: words[k]) {
+                    curve = c; k += 1
+                } else if words[k] == "channel" {
+                    guard k + 1 < words.count, let ch = UInt8(words[k + 1]), (1...16).contains(ch) else {
+                        throw fail("channel '\(k + 1 < words.count ? words[k + 1] : "")' is not 1...16")
+                    }
+                    channel = ch - 1; k += 2
+                } else {
+                    throw fail("unexpected '\(words[k])' (expected linear, exponential or 'channel N')")
+                }
+            }
+            for (name, v) in [("minimum", minimum), ("maximum", maximum)] where !parameter.limits.contains(v) {
+                throw fail("\(name) \(v) is outside \(parameter.rawValue)'s range \(parameter.limits.lowerBound)...\(parameter.limits.upperBound)")
+            }
+            if curve == .exponential && (minimum <= 0 || maximum <= 0) {
+                throw fail("an exponential curve needs minimum and maximum > 0")
+            }
+            assignments.append(ControllerAssignment(controller: cc, channel: channel, parameter: parameter,
+                                                    minimum: minimum, maximum: maximum, curve: curve))
+        }
+        return ControllerMap(assignments)
+    }
+}
+
+/// A bad mapping file: which file, which line, what is wrong.
+public struct MappingError: Error, CustomStringConvertible, Equatable {
+    public var file: String
+    public var line: Int
+    public var message: String
+    public var description: String { line > 0 ? "\(file):\(line): \(message)" : "\(file): \(message)" }
+}

@@ -1,0 +1,71 @@
+import ArgumentParser
+import Foundation
+import ToneShaperAudioFile
+import ToneShaperCore
+import ToneShaperMIDI
+
+/// Options every command that writes an audio file shares.
+struct AudioOutputOptions: ParsableArguments {
+    @Option(name: .shortAndLong, help: "Output file (.wav, .flac, .ogg).")
+    var output: String
+
+    @Option(name: .long, help: "Output format: wav16, wav24, wav32f, flac16, flac24, ogg (default: from the extension).")
+    var format: String?
+
+    @Option(name: .long, help: "Sample rate in Hz.")
+    var rate: Int = 48_000
+
+    func validate() throws {
+        guard (8_000...192_000).contains(rate) else { throw ValidationError("--rate \(rate) is outside 8000...192000 Hz") }
+    }
+
+    /// Renders through `renderer` into the output file and prints where it went.
+    func write(_ renderer: OfflineRenderer, messages: [TimedMIDIMessage], frames: Int,
+               progressLabel: String? = nil) throws {
+        let fileFormat = try AudioFileFormat(path: output, explicit: format)
+        let writer = try AudioFileWriter(path: output, format: fileFormat, sampleRate: rate, channels: 2)
+        var peak: Float = 0
+        let bar = progressLabel.map { ProgressBar(label: $0) }
+        do {
+            try renderer.render(messages, totalFrames: frames, progress: bar.map { b in { b.update($0) } }) { block in
+                for x in block { peak = max(peak, abs(x)) }
+                try writer.write(interleaved: block)
+            }
+            bar?.finish()
+            try writer.close()
+        } catch {
+            bar?.finish()
+            try? writer.close()
+            throw error
+        }
+        let seconds = Double(frames) / Double(rate)
+        let dB = peak > 0 ? 20 * log10(Double(peak)) : -.infinity
+        let absolute = URL(fileURLWithPath: output).standardizedFileURL.path
+        var line = "wrote \(absolute) (\(String(format: "%.2f", seconds)) s, \(rate) Hz, \(fileFormat), peak \(String(format: "%.1f", dB)) dBFS"
+        if renderer.engine.clippedSamples > 0 { line += ", \(renderer.engine.clippedSamples) samples clipped" }
+        print(line + ")")
+    }
+}
+
+/// A one-line progress bar on stderr, shown only when stderr is a terminal.
+final class ProgressBar {
+    let label: String
+    let enabled = isatty(STDERR_FILENO) == 1
+    var shown = -1
+    init(label: String) { self.label = label }
+    func update(_ fraction: Double) {
+        guard enabled else { return }
+        let percent = Int(fraction * 100)
+        guard percent != shown else { return }
+        shown = percent
+        let width = 30
+        let filled = width * percent / 100
+        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+        FileHandle.standardError.write(Data("\r\(label) [\(bar)] \(percent)%".utf8))
+    }
+    func finish() {
+        guard enabled, shown >= 0 else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        shown = -1
+    }
+}

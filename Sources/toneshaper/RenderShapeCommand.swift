@@ -1,0 +1,41 @@
+import ArgumentParser
+import ToneShaperCore
+
+struct RenderShapeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "render-shape",
+        abstract: "Write a tone shape to an audio file: N cycles of its duration at one note (the article's ToneWriter).")
+
+    @Argument(help: "Preset name or program number (see `toneshaper presets`), or a shape .json file.")
+    var preset: String
+
+    @Option(name: .long, help: "How many passes through the shape.")
+    var cycles: Int = 1
+
+    @Option(name: .long, help: "MIDI note to play (the preset's root note plays it untransposed).")
+    var note: Int?
+
+    @Option(name: .long, help: "Velocity 1...127.")
+    var velocity: Int = 127
+
+    @OptionGroup var audio: AudioOutputOptions
+
+    func validate() throws {
+        guard (1...10_000).contains(cycles) else { throw ValidationError("--cycles \(cycles) must be 1...10000") }
+        if let note, !(0...127).contains(note) { throw ValidationError("--note \(note) must be a MIDI note 0...127") }
+        guard (1...127).contains(velocity) else { throw ValidationError("--velocity \(velocity) must be 1...127") }
+    }
+
+    func run() throws {
+        let library = try Resources.presetLibrary()
+        let shape = try Resources.shape(preset, in: library)
+        let single = try PresetLibrary(shapes: [shape])
+        var config = EngineConfiguration(sampleRate: Double(audio.rate), voices: 1)
+        config.channelPresets = Array(repeating: 0, count: 16)
+        let engine = Engine(library: single, configuration: config)
+        let (messages, frames) = ShapeExport.performance(
+            of: shape, cycles: cycles, note: UInt8(note ?? shape.rootNote), velocity: UInt8(velocity),
+            sampleRate: Double(audio.rate))
+        try audio.write(OfflineRenderer(engine: engine), messages: messages, frames: frames)
+    }
+}

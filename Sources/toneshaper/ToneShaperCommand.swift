@@ -1,0 +1,38 @@
+import ArgumentParser
+import Foundation
+
+@main
+struct ToneShaperCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "toneshaper",
+        abstract: "A MIDI-controlled instrument that plays drawn frequency curves (tone shapes).",
+        discussion: """
+            A tone shape is a curve of instantaneous frequency over time. Each key plays the shape \
+            transposed to that key; knobs change amplitude, duration, fidelity and more.
+            Built-in shapes live in the Presets folder; `toneshaper presets` lists them.
+            """,
+        subcommands: [PresetsCommand.self, RenderShapeCommand.self, RenderCommand.self])
+
+    /// Runs a subcommand and reports any failure as one line: "toneshaper: what went wrong".
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success || error is CleanExit {
+                exit(withError: error)  // --help and --version print normally
+            }
+            let message = message(for: error)
+            let oneLine = message.split(separator: "\n").first.map(String.init) ?? message
+            FileHandle.standardError.write(Data("toneshaper: \(oneLine)\n".utf8))
+            Foundation.exit(code == .success ? 1 : code.rawValue)
+        }
+    }
+}
+
+/// A failure the program explains itself, in one line.
+struct CLIError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
