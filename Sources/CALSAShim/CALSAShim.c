@@ -15,3 +15,4 @@ static void quiet_handler(const char *file, int line, const char *function, int 
 
 void toneshaper_alsa_quiet_errors(void) { snd_lib_error_set_handler(quiet_handler); }
 const char *toneshaper_alsa_last_error(void) { return last_error; }
+void toneshaper_alsa_clear_last_error(void) { last_error[0] = '\0'; }

@@ -1,13 +1,16 @@
-/// Mip-mapped single-cycle tables for the band-limited waves, one table per octave of harmonics.
+/// Mip-mapped single-cycle tables for the band-limited waves, one table per quarter octave of harmonics.
 ///
 /// Additive synthesis of every partial below Nyquist costs hundreds of sines per sample at low
-/// notes; a table per octave does the same in one interpolated lookup. Level L holds partials
-/// 1…(maxHarmonics >> L); a sample at frequency f reads the first level whose top partial is
+/// notes; a table per quarter octave does the same in one interpolated lookup. Level L holds partials
+/// 1…⌊512/2^(L/4)⌋; a sample at frequency f reads the first level whose top partial is
 /// below the Nyquist frequency, so the choice follows the *instantaneous* frequency.
 public final class BandLimitedTables: @unchecked Sendable {
     public static let tableSize = 4096
     public static let maxHarmonics = 512
-    public static let levelCount = 10  // 512, 256, …, 1 partials
+    /// Levels every quarter octave from 512 partials down to 1: right after a switch a wave keeps
+    /// at least 84 % (2^−¼) of the partials Nyquist allows, instead of 50 % with octave levels.
+    public static let levelsPerOctave = 4
+    public static let levelCount = 9 * levelsPerOctave + 1
 
     /// [wave][level][tableSize + 1] (one guard sample for interpolation), allocated once.
     let storage: UnsafeMutablePointer<Float>
@@ -24,10 +27,13 @@ public final class BandLimitedTables: @unchecked Sendable {
         var acc = [Double](repeating: 0, count: n)
         for (w, type) in [WaveType.bandLimitedSquare, .bandLimitedTriangle, .bandLimitedSawtooth].enumerated() {
             let spectrum = BandLimitedSpectrum(type)!
-            for level in 0..<Self.levelCount {
-                let harmonics = Self.maxHarmonics >> level
-                for j in 0..<n { acc[j] = 0 }
-                for k in 1...harmonics {
+            for j in 0..<n { acc[j] = 0 }
+            // Add partials upwards and snapshot each level as its count is reached (fewest partials first).
+            var k = 0
+            for level in (0..<Self.levelCount).reversed() {
+                let harmonics = Self.harmonics(level: level)
+                while k < harmonics {
+                    k += 1
                     let a = spectrum.amplitude(harmonic: k)
                     if a == 0 { continue }
                     for j in 0..<n { acc[j] += a * sineTable[(k * j) & (n - 1)] }
@@ -41,15 +47,24 @@ public final class BandLimitedTables: @unchecked Sendable {
 
     deinit { storage.deallocate() }
 
-    /// Partials kept at a given level.
-    public static func harmonics(level: Int) -> Int { maxHarmonics >> level }
+    /// Partials kept at a given level: ⌊512 / 2^(level/4)⌋.
+    public static func harmonics(level: Int) -> Int {
+        Int((Double(maxHarmonics) / _exp2(Double(level) / Double(levelsPerOctave))).rounded(.down))
+    }
 
     /// The level for a sample at `frequency` Hz: the top partial stays strictly below `nyquist`.
     @inline(__always) public static func level(frequency: Double, nyquistReciprocal: Double) -> Int {
-        // r = f·maxHarmonics/nyquist; need 2^L > r, i.e. L = ⌊log2 r⌋ + 1, read off the exponent bits.
+        // r = f·maxHarmonics/nyquist; need 2^(L/4) > r, i.e. L = ⌊4·log2 r⌋ + 1. log2 r comes from the
+        // exponent bits plus three comparisons of the mantissa against 2^¼, 2^½, 2^¾.
         let r = abs(frequency) * Double(maxHarmonics) * nyquistReciprocal
-        let e = Int((r.bitPattern >> 52) & 0x7FF) - 1023
-        return min(levelCount - 1, max(0, e + 1))
+        let bits = r.bitPattern
+        let e = Int((bits >> 52) & 0x7FF) - 1023
+        let m = Double(bitPattern: (bits & 0x000F_FFFF_FFFF_FFFF) | 0x3FF0_0000_0000_0000)
+        var q = 4 * e
+        q += m >= 1.189_207_115_002_721 ? 1 : 0
+        q += m >= 1.414_213_562_373_095 ? 1 : 0
+        q += m >= 1.681_792_830_507_429 ? 1 : 0
+        return min(levelCount - 1, max(0, q + 1))
     }
 
     /// Start of the table for a band-limited wave type at a level.

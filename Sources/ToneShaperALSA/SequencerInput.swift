@@ -1,0 +1,192 @@
+import CALSA
+import Synchronization
+import ToneShaperMIDI
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// MIDI input from the ALSA sequencer: a client "ToneShaper" with one writable port that other
+/// programs and keyboards can be connected to, read on a thread of its own.
+///
+/// The reader waits in poll() with a short timeout, so it sleeps while nothing arrives and
+/// `stop()` returns within that timeout.
+public final class SequencerInput {
+    /// How long the reader may sleep in poll() before looking at the stop flag.
+    static let pollTimeoutMilliseconds: Int32 = 100
+
+    public let clientName: String
+    public let portName: String
+    /// Our sequencer address, as `aconnect -l` shows it.
+    public let clientID: Int32
+    public let portID: Int32
+    /// Only messages on this (0-based) channel are delivered; nil delivers all.
+    public let channelFilter: UInt8?
+    /// Called on the reader thread for each decoded event; set before `start()`.
+    public var onEvent: ((SequencerEvent) -> Void)?
+
+    /// How many times the kernel's input queue overflowed and events were lost.
+    public var overrunCount: Int { state?.overruns.load(ordering: .relaxed) ?? 0 }
+    /// The read error that ended the reader thread, if any; valid after `stop()`.
+    public var failure: ALSAError? { state?.failure }
+
+    private var handle: OpaquePointer?
+    private var state: ReaderState?
+    private var thread: NativeThread?
+
+    /// Opens the sequencer and creates the input port.
+    ///
+    /// Fails with a message pointing at the kernel module when the sequencer device is missing,
+    /// which is the usual cause on machines without sound hardware.
+    public init(clientName: String = "ToneShaper", portName: String = "ToneShaper In", channelFilter: UInt8? = nil) throws {
+        self.clientName = clientName
+        self.portName = portName
+        self.channelFilter = channelFilter
+        ALSAError.prepareLibrary()
+
+        var seqOptional: OpaquePointer?
+        let opened = snd_seq_open(&seqOptional, "default", SND_SEQ_OPEN_INPUT, SND_SEQ_NONBLOCK)
+        guard opened >= 0, let seq = seqOptional else {
+            throw ALSAError("cannot open the ALSA sequencer", code: opened,
+                            reason: String(cString: snd_strerror(opened)) + " — is the snd-seq kernel module loaded?")
+        }
+        let named = snd_seq_set_client_name(seq, clientName)
+        guard named >= 0 else {
+            snd_seq_close(seq)
+            throw ALSAError("cannot name the sequencer client", subject: clientName, code: named)
+        }
+        let port = snd_seq_create_simple_port(
+            seq, portName,
+            UInt32(SND_SEQ_PORT_CAP_WRITE | SND_SEQ_PORT_CAP_SUBS_WRITE),
+            UInt32(SND_SEQ_PORT_TYPE_MIDI_GENERIC | SND_SEQ_PORT_TYPE_APPLICATION))
+        guard port >= 0 else {
+            snd_seq_close(seq)
+            throw ALSAError("cannot create the sequencer port", subject: portName, code: port)
+        }
+        let client = snd_seq_client_id(seq)
+        guard client >= 0 else {
+            snd_seq_close(seq)
+            throw ALSAError("cannot read our sequencer client number", code: client)
+        }
+        self.handle = seq
+        self.clientID = client
+        self.portID = port
+    }
+
+    deinit { close() }
+
+    /// Subscribes our port to a source: "CLIENT:PORT", "CLIENT" (port 0), or a client name such as
+    /// "Midi Through" (names are resolved by snd_seq_parse_address, as aconnect does).
+    /// Call it before `start()`: alsa-lib handles are not meant to be shared between threads.
+    /// When the source goes away the kernel sends our port PORT_UNSUBSCRIBED, delivered as `sourceGone`.
+    public func connect(from source: String) throws {
+        guard let seq = handle else { throw ALSAError("cannot connect from MIDI source", subject: source, reason: "the sequencer is closed") }
+        ALSAError.prepareLibrary()
+        var address = snd_seq_addr_t()
+        let parsed = snd_seq_parse_address(seq, &address, source)
+        guard parsed >= 0 else {
+            throw ALSAError("unknown MIDI source", subject: source, code: parsed,
+                            reason: "no such sequencer client or port (list them with `aconnect -i`)")
+        }
+        let connected = snd_seq_connect_from(seq, portID, Int32(address.client), Int32(address.port))
+        guard connected >= 0 else {
+            throw ALSAError("cannot subscribe to MIDI source '\(source)' (\(address.client):\(address.port))",
+                            code: connected, detail: ALSAError.lastLibraryMessage())
+        }
+    }
+
+    /// Starts the reader thread, which calls `onEvent` for every decoded event until `stop()`.
+    public func start() throws {
+        precondition(thread == nil, "SequencerInput.start() called twice")
+        guard let seq = handle else { throw ALSAError("cannot start reading MIDI", reason: "the sequencer is closed") }
+        let count = snd_seq_poll_descriptors_count(seq, Int16(POLLIN))
+        guard count > 0 else { throw ALSAError("cannot poll the ALSA sequencer", reason: "it offers no poll descriptors") }
+        let state = ReaderState(seq: seq, descriptorCount: Int(count), channelFilter: channelFilter, onEvent: onEvent)
+        let filled = snd_seq_poll_descriptors(seq, state.descriptors, UInt32(count), Int16(POLLIN))
+        guard filled > 0 else { throw ALSAError("cannot poll the ALSA sequencer", code: filled) }
+        state.descriptorCount = Int(filled)
+        self.state = state
+        switch NativeThread.spawn({ state.loop() }) {
+        case .success(let thread): self.thread = thread
+        case .failure(let failure): throw ALSAError("cannot start the MIDI input thread", reason: failure.text)
+        }
+    }
+
+    /// Ends the reader thread (within one poll timeout) and waits for it. Safe to call more than once.
+    public func stop() {
+        guard let thread else { return }
+        state?.stopRequested.store(true, ordering: .releasing)
+        thread.join()
+        self.thread = nil
+    }
+
+    /// Stops reading and closes the sequencer, which removes our port and its subscriptions.
+    public func close() {
+        stop()
+        if let seq = handle {
+            snd_seq_close(seq)
+            handle = nil
+        }
+    }
+}
+
+/// What the reader thread touches.
+private final class ReaderState: @unchecked Sendable {
+    let seq: OpaquePointer
+    let descriptors: UnsafeMutablePointer<pollfd>
+    var descriptorCount: Int
+    let channelFilter: UInt8?
+    let onEvent: ((SequencerEvent) -> Void)?
+    let stopRequested = Atomic<Bool>(false)
+    let overruns = Atomic<Int>(0)
+    /// Written by the reader thread only; read after it was joined.
+    var failure: ALSAError?
+
+    init(seq: OpaquePointer, descriptorCount: Int, channelFilter: UInt8?, onEvent: ((SequencerEvent) -> Void)?) {
+        self.seq = seq
+        self.descriptors = .allocate(capacity: descriptorCount)
+        self.descriptors.initialize(repeating: pollfd(), count: descriptorCount)
+        self.descriptorCount = descriptorCount
+        self.channelFilter = channelFilter
+        self.onEvent = onEvent
+    }
+
+    deinit { descriptors.deallocate() }
+
+    func loop() {
+        while !stopRequested.load(ordering: .acquiring) {
+            let ready = poll(descriptors, nfds_t(descriptorCount), SequencerInput.pollTimeoutMilliseconds)
+            if ready < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                failure = ALSAError("cannot wait for MIDI input", code: -code)
+                return
+            }
+            if ready == 0 { continue }
+            guard readAvailable() else { return }
+        }
+    }
+
+    /// Reads until the sequencer has nothing more; false when reading failed for good.
+    private func readAvailable() -> Bool {
+        while true {
+            var event: UnsafeMutablePointer<snd_seq_event_t>?
+            let result = snd_seq_event_input(seq, &event)
+            if result == -EAGAIN { return true }
+            if result == -ENOSPC {
+                // The kernel queue overflowed and dropped events; later ones still arrive.
+                overruns.add(1, ordering: .relaxed)
+                continue
+            }
+            if result < 0 {
+                failure = ALSAError("cannot read MIDI input from the ALSA sequencer", code: result)
+                return false
+            }
+            if let event, let decoded = SequencerInput.decode(event, channelFilter: channelFilter) {
+                onEvent?(decoded)
+            }
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import Dispatch
+import Foundation
+import Testing
+@testable import ToneShaperALSA
+
+/// The render side of the test: a counter ramp, one sample value per sample, so the captured
+/// file shows whether periods arrived whole and in order.
+private final class RampRenderer: @unchecked Sendable {
+    var next: Float = 0
+    var periods = 0
+    let wanted: Int
+    let reached = DispatchSemaphore(value: 0)
+    /// The scheduling policy and priority the first render ran under.
+    var firstPolicy: Int32 = -1
+    var firstPriority: Int32 = -1
+
+    init(wanted: Int) { self.wanted = wanted }
+
+    func render(_ buffer: UnsafeMutablePointer<Float>, _ frames: Int, channels: Int) {
+        if periods == 0 {
+            var param = sched_param()
+            pthread_getschedparam(pthread_self(), &firstPolicy, &param)
+            firstPriority = param.sched_priority
+        }
+        for i in 0..<(frames * channels) {
+            buffer[i] = next
+            next += 1
+        }
+        periods += 1
+        if periods == wanted { reached.signal() }
+        // The null PCM never blocks; keep this test from spinning a core while it is being stopped.
+        if periods >= wanted { usleep(1000) }
+    }
+}
+
+@Suite("Audio thread against a capture PCM")
+struct AudioThreadTests {
+    @Test("renders and writes whole periods, in order, until stopped")
+    func wholePeriodsInOrder() throws {
+        let capture = try CaptureDevice()
+        defer { capture.remove() }
+        let pcm = try PCMOutput(device: "capture", periodFrames: 64, configText: capture.configText)
+        let renderer = RampRenderer(wanted: 40)
+        let channels = pcm.channels
+        let thread = AudioThread(pcm: pcm) { renderer.render($0, $1, channels: channels) }
+        try thread.start()
+        #expect(thread.isRunning)
+        #expect(renderer.reached.wait(timeout: .now() + 60) == .success)
+        if let warning = thread.realtimeWarning {
+            #expect(warning.hasPrefix("toneshaper: running without real-time priority (SCHED_FIFO refused: "))
+            #expect(renderer.firstPolicy == SCHED_OTHER)
+        } else {
+            // Granted: the very first period was already rendered under SCHED_FIFO.
+            #expect(renderer.firstPolicy == SCHED_FIFO)
+            #expect(renderer.firstPriority == min(AudioThread.defaultPriority, sched_get_priority_max(SCHED_FIFO)))
+        }
+        thread.stop()
+        thread.stop()
+        #expect(!thread.isRunning)
+        #expect(thread.failure == nil)
+        try pcm.drain()
+        pcm.close()
+
+        let stored = try capture.captured().floats()
+        let periodSamples = pcm.periodFrames * channels
+        #expect(renderer.periods >= 40)
+        #expect(stored.count == renderer.periods * periodSamples)
+        #expect(stored.count % periodSamples == 0)
+        #expect(stored == (0..<stored.count).map(Float.init))
+    }
+
+    @Test("a failed write ends the loop and is kept for the caller")
+    func keepsWriteFailure() throws {
+        let capture = try CaptureDevice()
+        defer { capture.remove() }
+        let pcm = try PCMOutput(device: "capture", configText: capture.configText)
+        pcm.close()   // every write now fails
+        let rendered = DispatchSemaphore(value: 0)
+        let thread = AudioThread(pcm: pcm, realtime: false) { buffer, frames in
+            buffer.update(repeating: 0, count: frames * 2)
+            rendered.signal()
+        }
+        try thread.start()
+        // Every render is followed by its write, so once one render happened the failure is certain.
+        #expect(rendered.wait(timeout: .now() + 60) == .success)
+        thread.stop()
+        #expect(!thread.isRunning)
+        #expect(thread.failure?.description == "cannot write to PCM device 'capture': it is closed")
+        #expect(thread.realtimeWarning == nil)
+    }
+
+    @Test("without real-time priority asked, the thread runs at normal priority and warns nothing")
+    func normalPriority() throws {
+        let capture = try CaptureDevice()
+        defer { capture.remove() }
+        let pcm = try PCMOutput(device: "capture", configText: capture.configText)
+        let renderer = RampRenderer(wanted: 3)
+        let thread = AudioThread(pcm: pcm, realtime: false) { renderer.render($0, $1, channels: 2) }
+        try thread.start()
+        #expect(renderer.reached.wait(timeout: .now() + 60) == .success)
+        thread.stop()
+        #expect(thread.realtimeWarning == nil)
+        #expect(renderer.firstPolicy == SCHED_OTHER)
+    }
+
+    @Test("the refusal message is one line naming the reason")
+    func refusalText() {
+        #expect(AudioThread.realtimeRefusal("Operation not permitted")
+                == "toneshaper: running without real-time priority (SCHED_FIFO refused: Operation not permitted); expect glitches under load — see README")
+    }
+}
