@@ -29,11 +29,14 @@ let package = Package(
         .target(name: "ToneShaperAudioFile", dependencies: ["CSndFile", "ToneShaperRealtime"]),
         // ALSA sequencer input and PCM output.
         .target(name: "ToneShaperALSA", dependencies: ["CALSA", "CALSAShim", "ToneShaperMIDI", "ToneShaperRealtime"]),
+        // Live play: MIDI in (sequencer or file) -> lock-free queue -> audio thread -> engine -> PCM (+ recorder).
+        .target(name: "ToneShaperLive", dependencies: ["ToneShaperCore", "ToneShaperMIDI", "ToneShaperRealtime",
+                                                       "ToneShaperAudioFile", "ToneShaperALSA"]),
         // Pictures: the frequency curve and waveform of a shape, spectrograms of rendered files (SVG).
         .target(name: "ToneShaperPlot", dependencies: ["ToneShaperCore"]),
         // The command-line program.
         .executableTarget(name: "toneshaper", dependencies: [
-            "ToneShaperMIDI", "ToneShaperCore", "ToneShaperRealtime", "ToneShaperAudioFile", "ToneShaperALSA", "ToneShaperPlot",
+            "ToneShaperMIDI", "ToneShaperCore", "ToneShaperRealtime", "ToneShaperAudioFile", "ToneShaperALSA", "ToneShaperPlot", "ToneShaperLive",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -44,7 +47,9 @@ let package = Package(
         .testTarget(name: "ToneShaperPlotTests", dependencies: ["ToneShaperPlot", "ToneShaperCore"]),
         .testTarget(name: "ToneShaperRealtimeTests", dependencies: ["ToneShaperRealtime"]),
         .testTarget(name: "ToneShaperAudioFileTests", dependencies: ["ToneShaperAudioFile"]),
-        .testTarget(name: "ToneShaperALSATests", dependencies: ["ToneShaperALSA", "ToneShaperMIDI"]),
+        .testTarget(name: "ToneShaperALSATests", dependencies: ["ToneShaperALSA", "ToneShaperMIDI", "AllocationCounter"]),
+        .testTarget(name: "ToneShaperLiveTests", dependencies: ["ToneShaperLive", "ToneShaperCore", "ToneShaperMIDI",
+                                                                "ToneShaperAudioFile", "ToneShaperALSA", "AllocationCounter"]),
         // End-to-end: runs the built `toneshaper` program and reads back what it wrote.
         .testTarget(name: "toneshaperTests", dependencies: ["toneshaper", "ToneShaperAudioFile", "ToneShaperMIDI"]),
     ]

@@ -3,7 +3,7 @@
 /// One value type shared by every source (ALSA sequencer, Standard MIDI File, tests), so the
 /// engine sees the same thing whether a performance is live or re-rendered offline.
 /// Channels are 0-based (0...15); data bytes are 0...127.
-public enum MIDIMessage: Equatable, Hashable, Sendable {
+public enum MIDIMessage: Equatable, Hashable, Sendable, BitwiseCopyable {
     case noteOn(channel: UInt8, note: UInt8, velocity: UInt8)
     case noteOff(channel: UInt8, note: UInt8, velocity: UInt8)
     case controlChange(channel: UInt8, controller: UInt8, value: UInt8)
@@ -70,7 +70,7 @@ public enum MIDIMessage: Equatable, Hashable, Sendable {
 /// A MIDI message stamped with the sample frame at which it takes effect.
 ///
 /// Frames, not seconds: sample-accurate and exact, so offline and live renders agree bit for bit.
-public struct TimedMIDIMessage: Equatable, Sendable {
+public struct TimedMIDIMessage: Equatable, Sendable, BitwiseCopyable {
     public var frame: Int64
     public var message: MIDIMessage
     public init(frame: Int64, message: MIDIMessage) {

@@ -1,5 +1,5 @@
 /// What a controller can change. Values are in the parameter's own unit (seconds, semitones, …).
-public enum Parameter: String, CaseIterable, Codable, Sendable {
+public enum Parameter: String, CaseIterable, Codable, Sendable, BitwiseCopyable {
     /// Shape amplitude, 0...1 (a gain on the part).
     case amplitude
     /// Shape duration in seconds: how long one pass through the curve takes.

@@ -1,8 +1,8 @@
 import ToneShaperMIDI
 
 /// Something that happens to the engine at a frame inside the block being rendered.
-public struct EngineEvent: Sendable, Equatable {
-    public enum Kind: Sendable, Equatable {
+public struct EngineEvent: Sendable, Equatable, BitwiseCopyable {
+    public enum Kind: Sendable, Equatable, BitwiseCopyable {
         case midi(MIDIMessage)
         /// A parameter set directly (already in its unit), bypassing the controller map.
         case parameter(channel: UInt8, Parameter, Double)

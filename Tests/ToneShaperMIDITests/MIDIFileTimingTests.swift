@@ -1,0 +1,125 @@
+import Testing
+@testable import ToneShaperMIDI
+
+@Suite("From ticks to sample frames")
+struct MIDIFileTimingTests {
+    static let tempo60: [UInt8] = [0xFF, 0x51, 0x03, 0x0F, 0x42, 0x40]   // 1,000,000 µs per quarter
+
+    @Test("without a tempo event a quarter note lasts 0.5 s (120 bpm)")
+    func defaultTempo() throws {
+        let file = try MIDIFile.parse(SMFBytes.file(format: 0, division: 480, tracks: [[
+            0x83, 0x60, 0x90, 0x3C, 0x40,   // tick 480
+            0x83, 0x60, 0x80, 0x3C, 0x40,   // tick 960
+        ] + SMFBytes.endOfTrack]))
+        #expect(file.timedMessages(sampleRate: 48_000).map(\.frame) == [24_000, 48_000])
+        #expect(file.durationSeconds == 1.0)
+    }
+
+    @Test("a change from 120 to 60 bpm at tick 960 doubles the length of the ticks after it only")
+    func tempoChangeMidFile() throws {
+        // 480 ticks per quarter. Ticks 0..960 at 0.5 s per quarter: tick 480 = 0.5 s, tick 960 = 1 s.
+        // From tick 960 at 1 s per quarter: tick 1200 = 1.5 s, tick 1440 = 2 s, tick 1920 = 3 s.
+        let file = try MIDIFile.parse(SMFBytes.file(format: 0, division: 480, tracks: [[
+            0x83, 0x60, 0x90, 0x3C, 0x40,        // 480
+            0x83, 0x60] + Self.tempo60 + [       // 960: 60 bpm
+            0x00, 0x90, 0x3E, 0x40,              // 960
+            0x81, 0x70, 0x90, 0x40, 0x40,        // 1200
+            0x81, 0x70, 0x90, 0x41, 0x40,        // 1440
+            0x83, 0x60, 0xFF, 0x2F, 0x00,        // 1920
+        ]]))
+        #expect(file.timedMessages(sampleRate: 48_000).map(\.frame) == [24_000, 48_000, 72_000, 96_000])
+        #expect(file.timedMessages(sampleRate: 44_100).map(\.frame) == [22_050, 44_100, 66_150, 88_200])
+        #expect(file.durationSeconds == 3.0)
+    }
+
+    @Test("in format 1 a tempo event in any track changes the time of every track")
+    func tempoMapMergedAcrossTracks() throws {
+        let file = try MIDIFile.parse(SMFBytes.file(format: 1, division: 96, tracks: [
+            [0x00, 0x90, 0x30, 0x40, 0x81, 0x40, 0x90, 0x31, 0x40] + SMFBytes.endOfTrack,   // ticks 0, 192
+            [0x60] + Self.tempo60 + SMFBytes.endOfTrack,                                    // tick 96: 60 bpm
+        ]))
+        // tick 96 = 0.5 s, then 1 s per quarter: tick 192 = 1.5 s.
+        #expect(file.timedMessages(sampleRate: 1_000).map(\.frame) == [0, 1_500])
+    }
+
+    @Test("two tempo events at the same tick: the later one in track then file order wins")
+    func sameTickTempoEvents() throws {
+        let file = try MIDIFile.parse(SMFBytes.file(format: 1, division: 96, tracks: [
+            [0x00, 0xFF, 0x51, 0x03, 0x03, 0xD0, 0x90] + SMFBytes.endOfTrack,   // 250000 (240 bpm) at 0
+            [0x00] + Self.tempo60 + [0x60, 0x90, 0x30, 0x40] + SMFBytes.endOfTrack,
+        ]))
+        #expect(file.timedMessages(sampleRate: 1_000).map(\.frame) == [1_000])
+    }
+
+    @Test("tracks merge in time order; equal ticks keep track order, then file order")
+    func mergeOrder() throws {
+        let file = try MIDIFile.parse(SMFBytes.file(format: 1, division: 480, tracks: [
+            [0x00, 0xFF, 0x51, 0x03, 0x07, 0xA1, 0x20] + SMFBytes.endOfTrack,
+            [0x00, 0x90, 0x01, 0x01, 0x83, 0x60, 0x90, 0x04, 0x04, 0x00, 0x80, 0x04, 0x00] + SMFBytes.endOfTrack,
+            [0x00, 0x91, 0x02, 0x02, 0x81, 0x70, 0x91, 0x03, 0x03, 0x81, 0x70, 0x91, 0x05, 0x05] + SMFBytes.endOfTrack,
+        ]))
+        let timed = file.timedMessages(sampleRate: 48_000)
+        #expect(timed.map(\.message) == [
+            .noteOn(channel: 0, note: 1, velocity: 1),    // track 1, tick 0
+            .noteOn(channel: 1, note: 2, velocity: 2),    // track 2, tick 0
+            .noteOn(channel: 1, note: 3, velocity: 3),    // track 2, tick 240
+            .noteOn(channel: 0, note: 4, velocity: 4),    // track 1, tick 480
+            .noteOff(channel: 0, note: 4, velocity: 0),   // track 1, tick 480, after the note-on
+            .noteOn(channel: 1, note: 5, velocity: 5),    // track 2, tick 480
+        ])
+        #expect(timed.map(\.frame) == [0, 0, 12_000, 24_000, 24_000, 24_000])
+    }
+
+    @Test("SMPTE division: 25 fps × 40 ticks is one tick per millisecond, and tempo events do not apply")
+    func smpteDivision() throws {
+        let file = try MIDIFile.parse(SMFBytes.file(format: 0, division: 0xE728, tracks: [
+            [0x00] + Self.tempo60 + [0x8B, 0x5C, 0x90, 0x3C, 0x40] + SMFBytes.endOfTrack,   // tick 1500
+        ]))
+        #expect(file.timedMessages(sampleRate: 44_100).map(\.frame) == [66_150])
+        #expect(file.durationSeconds == 1.5)
+    }
+
+    @Test("SMPTE 29 means 29.97 drop-frame: 30 frames take 1.001 s")
+    func smpteDropFrame() throws {
+        // 29 fps (0xE3), 100 ticks per frame: tick 30000 = 300 frames = 10.01 s.
+        let file = try MIDIFile.parse(SMFBytes.file(format: 0, division: 0xE364, tracks: [
+            [0x81, 0xEA, 0x30, 0x90, 0x3C, 0x40] + SMFBytes.endOfTrack,
+        ]))
+        #expect(file.timedMessages(sampleRate: 48_000).map(\.frame) == [480_480])
+    }
+
+    @Test("format 2 plays its tracks one after another, each through its own tempo")
+    func formatTwoSequential() throws {
+        let file = try MIDIFile.parse(SMFBytes.file(format: 2, division: 480, tracks: [
+            // 60 bpm: note at tick 480 = 1 s, ends at tick 960 = 2 s.
+            [0x00] + Self.tempo60 + [0x83, 0x60, 0x90, 0x30, 0x40, 0x83, 0x60, 0xFF, 0x2F, 0x00],
+            // default 120 bpm: note at tick 0 and 480, starting where the first track ended.
+            [0x00, 0x90, 0x31, 0x40, 0x83, 0x60, 0x90, 0x32, 0x40] + SMFBytes.endOfTrack,
+        ]))
+        #expect(file.timedMessages(sampleRate: 1_000).map(\.frame) == [1_000, 2_000, 2_500])
+        #expect(file.durationSeconds == 2.5)
+    }
+
+    @Test("duration is the time of the latest event in any track, end of track included")
+    func duration() throws {
+        let file = try MIDIFile.parse(SMFBytes.file(format: 1, division: 480, tracks: [
+            [0x00, 0x90, 0x30, 0x40, 0x87, 0x40, 0xFF, 0x2F, 0x00],   // EOT at 960 = 1 s
+            [0x8F, 0x00, 0xFF, 0x2F, 0x00],                           // EOT at 1920 = 2 s
+        ]))
+        #expect(file.durationSeconds == 2.0)
+        #expect(try MIDIFile.parse(SMFBytes.file(format: 1, tracks: [])).durationSeconds == 0)
+    }
+
+    @Test("absurd ticks saturate the frame instead of trapping")
+    func saturatingFrames() throws {
+        // Slowest tempo, 1 tick per quarter, two maximal deltas: about 9e3 s per tick.
+        let file = try MIDIFile.parse(SMFBytes.file(format: 0, division: 1, tracks: [[
+            0x00, 0xFF, 0x51, 0x03, 0xFF, 0xFF, 0xFF,
+            0xFF, 0xFF, 0xFF, 0x7F, 0x90, 0x3C, 0x40,
+        ] + Array(repeating: [0xFF, 0xFF, 0xFF, 0x7F, 0xFF, 0x01, 0x00], count: 1_000).flatMap { $0 }
+          + [0x00, 0x90, 0x3C, 0x00]]))
+        let frames = file.timedMessages(sampleRate: 1e12).map(\.frame)
+        #expect(frames == [Int64.max, Int64.max])
+        #expect(sampleFrame(atSeconds: .nan, sampleRate: 1) == Int64.max)
+    }
+}
