@@ -7,7 +7,7 @@ Format 1, 480 ticks per quarter note, 120 bpm, 12 bars of 4/4 (2 s per bar):
   track 0  conductor: name, tempo, time signature, one marker per section
   track 1  channel 0, program 0: the lead (transposed phrase, fidelity sweep, pitch bend)
   track 2  channel 1, program 2: chords (3 to 6 notes, shape-duration sweep, sustain pedal)
-  track 3  channel 2, program 9: bass (amplitude sweep)
+  track 3  channel 2, program 8: bass (amplitude sweep)
 
 Knobs follow the default controller mapping: CC 70 amplitude, CC 71 shape duration,
 CC 74 fidelity, CC 7 volume, CC 64 sustain pedal. See Examples/README.md for the bar-by-bar plan.
@@ -192,9 +192,9 @@ def chords():
 
 
 def bass():
-    """Channel 2, program 9."""
+    """Channel 2, program 8."""
     t = Track("Bass", channel=2)
-    t.program(0, 9)
+    t.program(0, 8)
     t.cc(0, 7, 100)
     t.cc(0, 70, 100)
     # Bars 3-4: whole notes under the low and high phrases.

@@ -15,8 +15,15 @@ struct AudioOutputOptions: ParsableArguments {
     @Option(name: .long, help: "Sample rate in Hz.")
     var rate: Int = 48_000
 
+    @Option(name: .long, help: "Master gain in dB applied to the mix before the hard clip at 0 dBFS.")
+    var gain: Double = -6
+
+    /// The master gain as a linear factor.
+    var linearGain: Double { pow(10, gain / 20) }
+
     func validate() throws {
         guard (8_000...192_000).contains(rate) else { throw ValidationError("--rate \(rate) is outside 8000...192000 Hz") }
+        guard (-60...24).contains(gain) else { throw ValidationError("--gain \(gain) dB is outside -60...24") }
     }
 
     /// Renders through `renderer` into the output file and prints where it went.

@@ -50,6 +50,7 @@ struct RenderCommand: ParsableCommand {
         var messages = file.timedMessages(sampleRate: Double(audio.rate))
 
         var config = EngineConfiguration(sampleRate: Double(audio.rate), voices: voices)
+        config.masterGain = audio.linearGain
         if let preset {
             let shape = try Resources.shape(preset, in: library)
             guard let index = library.index(named: shape.name) else { throw CLIError("preset '\(preset)' is not in the library") }

@@ -31,6 +31,7 @@ struct RenderShapeCommand: ParsableCommand {
         let shape = try Resources.shape(preset, in: library)
         let single = try PresetLibrary(shapes: [shape])
         var config = EngineConfiguration(sampleRate: Double(audio.rate), voices: 1)
+        config.masterGain = audio.linearGain
         config.channelPresets = Array(repeating: 0, count: 16)
         let engine = Engine(library: single, configuration: config)
         let (messages, frames) = ShapeExport.performance(

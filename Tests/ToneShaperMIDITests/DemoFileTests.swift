@@ -27,7 +27,7 @@ struct DemoFileTests {
         #expect(channelMessages(file.tracks[0]).isEmpty)
     }
 
-    @Test("picks programs 0, 2 and 9 on channels 0, 1 and 2 before each channel's first note")
+    @Test("picks programs 0, 2 and 8 on channels 0, 1 and 2 before each channel's first note")
     func programs() throws {
         let timed = try Self.load().timedMessages(sampleRate: Self.sampleRate)
         var programBeforeNotes: [UInt8: UInt8] = [:]
@@ -39,7 +39,7 @@ struct DemoFileTests {
             default: break
             }
         }
-        #expect(programBeforeNotes == [0: 0, 1: 2, 2: 9])
+        #expect(programBeforeNotes == [0: 0, 1: 2, 2: 8])
         #expect(playing == [0, 1, 2])
     }
 

@@ -1,7 +1,9 @@
 /// What a controller can change. Values are in the parameter's own unit (seconds, semitones, …).
 public enum Parameter: String, CaseIterable, Codable, Sendable, BitwiseCopyable {
-    /// Shape amplitude, 0...1 (a gain on the part).
+    /// Shape amplitude, 0...1 (replaces the preset's amplitude).
     case amplitude
+    /// Channel volume, 0...1: scales the amplitude (CC 7), so a mixer move keeps presets' balance.
+    case volume
     /// Shape duration in seconds: how long one pass through the curve takes.
     case duration
     /// Fidelity N (integer ≥ 1).
@@ -23,7 +25,7 @@ public enum Parameter: String, CaseIterable, Codable, Sendable, BitwiseCopyable 
     /// The range a value is clamped to before it reaches the engine.
     public var limits: ClosedRange<Double> {
         switch self {
-        case .amplitude: return 0...1
+        case .amplitude, .volume: return 0...1
         case .duration: return 0.001...600
         case .fidelity: return 1...Double(Shape.maximumFidelity)
         case .echoDelay: return 0.001...Shape.maximumEchoDelay
@@ -100,7 +102,7 @@ public struct ControllerMap: Sendable {
     /// The default mapping (also shipped as Mappings/default.toml): common keyboard controls.
     public static let standard = ControllerMap([
         ControllerAssignment(controller: 1, parameter: .vibrato, minimum: 0, maximum: 1),
-        ControllerAssignment(controller: 7, parameter: .amplitude, minimum: 0, maximum: 1),
+        ControllerAssignment(controller: 7, parameter: .volume, minimum: 0, maximum: 1),
         ControllerAssignment(controller: 10, parameter: .pan, minimum: -1, maximum: 1),
         ControllerAssignment(controller: 64, parameter: .sustain, minimum: 0, maximum: 1),
         ControllerAssignment(controller: 70, parameter: .amplitude, minimum: 0, maximum: 1),

@@ -230,8 +230,9 @@ public final class Engine: @unchecked Sendable {
         part.pointee.currentSlot = slot
         part.pointee.program = presets.info[index].program
         let info = presets.info[index]
-        part.pointee.amplitudeTarget = info.amplitude
-        if part.pointee.activeVoices == 0 && !part.pointee.audible { part.pointee.amplitude = info.amplitude }
+        part.pointee.shapeAmplitude = info.amplitude
+        part.pointee.amplitudeTarget = info.amplitude * part.pointee.volume
+        if part.pointee.activeVoices == 0 && !part.pointee.audible { part.pointee.amplitude = part.pointee.amplitudeTarget }
         part.pointee.wave = info.wave
         part.pointee.terms = info.terms
         part.pointee.attack = info.attack
@@ -284,7 +285,12 @@ public final class Engine: @unchecked Sendable {
         let part = parts + p
         let slot = slots + (2 * p + part.pointee.currentSlot)
         switch parameter {
-        case .amplitude: part.pointee.amplitudeTarget = value
+        case .amplitude:
+            part.pointee.shapeAmplitude = value
+            part.pointee.amplitudeTarget = value * part.pointee.volume
+        case .volume:
+            part.pointee.volume = value
+            part.pointee.amplitudeTarget = part.pointee.shapeAmplitude * value
         case .duration: slot.pointee.durationTarget = value
         case .fidelity: slot.pointee.fidelityTarget = value.rounded()
         case .echoDelay: part.pointee.echo.delayTarget = value * sampleRate
@@ -404,6 +410,8 @@ public final class Engine: @unchecked Sendable {
         v.pointee.u = 0
         v.pointee.segment = 0
         v.pointee.envelope = 1
+        v.pointee.smoothedEnvelope = 1
+        v.pointee.envelopeSmoothing = 1 - _exp(-1 / (0.001 * sampleRate))
         v.pointee.frequency = slots[slotIndex].curve.value(at: 0) * v.pointee.noteRatio * currentRatio(part: p)
         if !retrigger {
             v.pointee.phase = 0

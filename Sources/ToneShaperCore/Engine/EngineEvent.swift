@@ -23,8 +23,9 @@ public struct EngineConfiguration: Sendable {
     public var voices: Int = 32
     /// Largest block rendered in one pass; events split blocks for sample accuracy.
     public var maxBlock: Int = 128
-    /// Gain on the final mix before the hard clip at ±1.
-    public var masterGain: Double = 1
+    /// Gain on the final mix before the hard clip at ±1: −6 dB leaves room for chords, so a
+    /// single preset note peaks well below full scale and a dozen voices rarely clip.
+    public var masterGain: Double = 0.5
     /// Preset (library index) each channel starts with, before any program change.
     public var channelPresets: [Int] = Array(repeating: 0, count: 16)
     /// How long a stolen voice takes to fade before its new note starts (no click).

@@ -4,8 +4,11 @@ struct Part {
     var program = 0
 
     // Bus parameters. Amplitude ramps linearly per sample; pan per block.
+    /// The gain actually applied (ramps toward shapeAmplitude × volume).
     var amplitude: Double = 0.5
     var amplitudeTarget: Double = 0.5
+    var shapeAmplitude: Double = 0.5
+    var volume: Double = 1
     var panLeft: Float = 0.70710678
     var panRight: Float = 0.70710678
     var pan: Double = 0

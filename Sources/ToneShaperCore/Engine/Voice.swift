@@ -21,12 +21,16 @@ struct Voice {
     var terms = 10
     var envelopeKind: UInt8 = 0
     var envelopeDecay: Double = 1  // per-sample factor for the exponential envelope
+    var envelopeSmoothing: Double = 1  // one-pole coefficient for ~1 ms
     var noteRatio: Double = 1      // 2^((note − root)/12)
 
     // Position in the shape (curve units) and its segment cursor.
     var u: Double = 0
     var segment = 0
     var envelope: Double = 1
+    /// The envelope as applied: follows `envelope` within ~1 ms, so the jump back to full level
+    /// when a decaying shape loops is a quick swell, not a click.
+    var smoothedEnvelope: Double = 1
     // Phase integrator state: integral (wrapped to [0,1)) and the last frequency (the overlap).
     var phase: Double = 0
     var frequency: Double = 0
@@ -84,16 +88,17 @@ extension Voice {
         if u >= period { u -= period * Double(Int(u / period)) }
         var seg = curve.segment(containing: u)
         var phase = self.phase, f = self.frequency
-        var g = gain, env = envelope
-        let kind = envelopeKind, decay = envelopeDecay
+        var g = gain, env = envelope, smoothed = smoothedEnvelope
+        let kind = envelopeKind, decay = envelopeDecay, smoothing = envelopeSmoothing
         let ph = scratch.phase, fr = scratch.frequency, ga = scratch.gain
 
         for n in 0..<count {
             // Output of this sample from the current state.
             let e: Double = kind == 0 ? 1 : (kind == 1 ? 1 - u * invPeriod : env)
+            smoothed += (e - smoothed) * smoothing
             ph[n] = Float(phase)
             fr[n] = Float(f)
-            ga[n] = Float(g * e)
+            ga[n] = Float(g * smoothed)
             // Advance to the next sample.
             u += du
             if u >= period { u -= period; seg = 0; env = 1 } else { env *= decay }
@@ -109,7 +114,7 @@ extension Voice {
             }
         }
         self.u = u; segment = seg; self.phase = phase; frequency = f
-        gain = g; envelope = env
+        gain = g; envelope = env; smoothedEnvelope = smoothed
 
         switch wave {
         case .sine:
