@@ -28,6 +28,7 @@ public final class Engine: @unchecked Sendable {
     let stealFadeSamples: Int
     let rampSamples: Double
     let glideCoefficient: Double
+    let dcPole: Float
     var order: UInt64 = 0
 
     /// Output samples that exceeded ±1 and were clipped (the clipping policy: hard clip, counted).
@@ -52,6 +53,7 @@ public final class Engine: @unchecked Sendable {
         stealFadeSamples = max(1, Int(configuration.stealFadeSeconds * rate))
         rampSamples = max(1, configuration.parameterRampSeconds * rate)
         glideCoefficient = 1 - _exp(-Double(configuration.maxBlock) / (configuration.parameterRampSeconds * rate))
+        dcPole = Float(_exp(-2 * Double.pi * 1 / rate))
         scratch = VoiceScratch(capacity: maxBlock)
         tablesOwner = BandLimitedTables.shared
         tables = tablesOwner.storage
@@ -164,11 +166,12 @@ public final class Engine: @unchecked Sendable {
         let target = part.pointee.amplitudeTarget
         let maxStep = 1 / rampSamples
         var x1 = part.pointee.dcX, y1 = part.pointee.dcY
+        let dcPole = self.dcPole
         for n in 0..<count {
             a += min(max(target - a, -maxStep), maxStep)
             let x = bus[n] * Float(a)
-            // One-pole DC blocker (≈3.8 Hz corner at 48 kHz).
-            let y = x - x1 + 0.9995 * y1
+            // One-pole DC blocker with a 1 Hz corner: removes the sawtooth's mean without drooping low notes.
+            let y = x - x1 + dcPole * y1
             x1 = x; y1 = y
             bus[n] = y
         }
