@@ -1,0 +1,108 @@
+import CSndFile
+
+/// Writes interleaved float samples to one audio file through libsndfile.
+///
+/// Not thread-safe: one thread writes (the recorder's disk thread, or an offline renderer).
+/// Samples are floats in [-1, 1]; integer formats clip values beyond that instead of wrapping.
+public final class AudioFileWriter {
+    public let path: String
+    public let format: AudioFileFormat
+    public let sampleRate: Int
+    public let channels: Int
+    /// Frames accepted by libsndfile so far.
+    public private(set) var framesWritten = 0
+
+    private var handle: OpaquePointer?
+
+    /// Vorbis quality in libsndfile's 0...1 scale; 0.6 is transparent for most listeners at a
+    /// moderate bit rate (libsndfile's default is lower).
+    public static let vorbisQuality = 0.6
+
+    public init(path: String, format: AudioFileFormat, sampleRate: Int, channels: Int) throws {
+        guard sampleRate > 0, sampleRate <= Int(Int32.max) else {
+            throw AudioFileError.invalidArgument(path: path, reason: "sample rate \(sampleRate) is not positive")
+        }
+        guard channels > 0, channels <= Int(Int32.max) else {
+            throw AudioFileError.invalidArgument(path: path, reason: "channel count \(channels) is not positive")
+        }
+        self.path = path
+        self.format = format
+        self.sampleRate = sampleRate
+        self.channels = channels
+
+        var info = SF_INFO()
+        info.samplerate = Int32(sampleRate)
+        info.channels = Int32(channels)
+        info.format = format.sndfileFormat
+        // Checked first so an impossible combination is reported as such, not as an open failure.
+        guard sf_format_check(&info) == SF_TRUE else {
+            throw AudioFileError.unsupportedFormat(
+                path: path, format: format.description, sampleRate: sampleRate, channels: channels)
+        }
+        guard let opened = sf_open(path, Int32(SFM_WRITE), &info) else {
+            throw AudioFileError.cannotOpen(path: path, reason: sndfileErrorText(nil))
+        }
+        handle = opened
+
+        do {
+            // Without this, libsndfile wraps out-of-range floats around in integer formats:
+            // an overshoot becomes a full-scale click of the opposite sign.
+            guard sf_command(opened, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE)) == SF_TRUE else {
+                throw AudioFileError.cannotConfigure(path: path, setting: "clipping", reason: sndfileErrorText(opened))
+            }
+            if format == .oggVorbis {
+                var quality = Self.vorbisQuality
+                let size = Int32(MemoryLayout<Double>.size)
+                guard sf_command(opened, Int32(SFC_SET_VBR_ENCODING_QUALITY), &quality, size) == SF_TRUE else {
+                    throw AudioFileError.cannotConfigure(
+                        path: path, setting: "Vorbis quality \(quality)", reason: sndfileErrorText(opened))
+                }
+            }
+        } catch {
+            // The configuration error is the one worth reporting; the half-made file is dropped.
+            sf_close(opened)
+            handle = nil
+            throw error
+        }
+    }
+
+    deinit {
+        if let handle { sf_close(handle) }
+    }
+
+    /// Appends `interleaved` (frame after frame, `channels` samples each).
+    public func write(interleaved: UnsafeBufferPointer<Float>) throws {
+        guard let handle else { throw AudioFileError.closed(path: path) }
+        guard interleaved.count % channels == 0 else {
+            throw AudioFileError.invalidArgument(
+                path: path, reason: "\(interleaved.count) samples is not a whole number of \(channels)-channel frames")
+        }
+        guard let base = interleaved.baseAddress, !interleaved.isEmpty else { return }
+        let frames = interleaved.count / channels
+        let written = sf_writef_float(handle, base, sf_count_t(frames))
+        if written > 0 { framesWritten += Int(written) }
+        guard written == sf_count_t(frames) else {
+            throw AudioFileError.writeFailed(
+                path: path, reason: "\(written) of \(frames) frames written: \(sndfileErrorText(handle))")
+        }
+    }
+
+    /// Convenience for arrays.
+    public func write(interleaved: [Float]) throws {
+        try interleaved.withUnsafeBufferPointer { try write(interleaved: $0) }
+    }
+
+    /// Finishes the file (headers, codec flush). Safe to call more than once; `deinit` calls it
+    /// too, but only an explicit call can report a failure.
+    public func close() throws {
+        guard let handle else { return }
+        self.handle = nil
+        let result = sf_close(handle)
+        guard result == 0 else {
+            throw AudioFileError.closeFailed(path: path, reason: sndfileErrorText(number: result))
+        }
+    }
+
+    /// False once `close()` has been called.
+    public var isOpen: Bool { handle != nil }
+}

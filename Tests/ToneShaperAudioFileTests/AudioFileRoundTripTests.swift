@@ -1,0 +1,114 @@
+import Testing
+import ToneShaperAudioFile
+
+@Suite("Writing and reading back audio files")
+struct AudioFileRoundTripTests {
+    @Test("every format reads back with its sample rate, channel count and length", arguments: AudioFileFormat.allCases)
+    func shape(format: AudioFileFormat) throws {
+        try withTemporaryDirectory { dir in
+            let path = "\(dir)/shape.\(format.fileExtension)"
+            let frames = 22_050
+            let writer = try AudioFileWriter(path: path, format: format, sampleRate: 44_100, channels: 2)
+            // Several writes of odd sizes, as the recorder's disk thread does.
+            let signal = sine(frequency: 440, sampleRate: 44_100, frames: frames, channels: 2)
+            var offset = 0
+            for chunkFrames in [1, 127, 4096, 10_000, frames - 14_224] {
+                try writer.write(interleaved: Array(signal[offset..<(offset + chunkFrames * 2)]))
+                offset += chunkFrames * 2
+            }
+            #expect(writer.framesWritten == frames)
+            try writer.close()
+
+            let contents = try AudioFileReader.read(path: path)
+            #expect(contents.sampleRate == 44_100)
+            #expect(contents.channels == 2)
+            #expect(contents.format == format)
+            #expect(contents.samples.count == contents.frames * 2)
+            if format.isLossless {
+                #expect(contents.frames == frames)
+            } else {
+                #expect(abs(contents.frames - frames) <= 2048, "Vorbis length \(contents.frames) vs \(frames)")
+            }
+            let container = format.fileExtension.uppercased()
+            #expect(contents.formatDescription.uppercased().contains(container), "\(contents.formatDescription)")
+        }
+    }
+
+    @Test("a 1 kHz sine survives within the quantisation step of each lossless format", arguments: [
+        (AudioFileFormat.wav16, Float(1.5 / 32768)),
+        (.flac16, Float(1.5 / 32768)),
+        (.wav24, Float(1.5 / 8_388_608)),
+        (.flac24, Float(1.5 / 8_388_608)),
+        (.wav32Float, Float(0)),
+    ])
+    func sineAccuracy(format: AudioFileFormat, tolerance: Float) throws {
+        try withTemporaryDirectory { dir in
+            let path = "\(dir)/sine.\(format.fileExtension)"
+            let signal = sine(frequency: 1000, sampleRate: 48_000, frames: 48_000, channels: 2)
+            try writeFile(path, format, sampleRate: 48_000, channels: 2, samples: signal)
+
+            let contents = try AudioFileReader.read(path: path)
+            try #require(contents.samples.count == signal.count)
+            let error = maxAbsoluteDifference(contents.samples, signal)
+            #expect(error <= tolerance, "max error \(error) exceeds \(tolerance) for \(format)")
+            // The two channels differ (amplitude and phase); a swap would be far outside tolerance.
+            #expect(maxAbsoluteDifference(contents.channel(0), contents.channel(1)) > 0.1)
+        }
+    }
+
+    @Test("Ogg Vorbis keeps the length and the pitch of a 1 kHz sine")
+    func vorbisPitch() throws {
+        try withTemporaryDirectory { dir in
+            let path = "\(dir)/sine.ogg"
+            let rate = 48_000
+            let frames = 2 * rate
+            let signal = sine(frequency: 1000, sampleRate: rate, frames: frames, channels: 1, amplitude: 0.5)
+            try writeFile(path, .oggVorbis, sampleRate: rate, channels: 1, samples: signal)
+
+            let contents = try AudioFileReader.read(path: path)
+            #expect(contents.format == .oggVorbis)
+            #expect(contents.sampleRate == rate)
+            #expect(abs(contents.frames - frames) <= 2048, "length \(contents.frames) vs \(frames)")
+            // Skip the codec's start-up and tail; measure the steady middle.
+            let middle = contents.samples[(rate / 10)..<(contents.frames - rate / 10)]
+            let frequency = zeroCrossingFrequency(middle, sampleRate: rate)
+            #expect(abs(frequency - 1000) < 10, "measured \(frequency) Hz")
+            let rms = rootMeanSquare(middle)
+            #expect(abs(rms - 0.5 / 2.0.squareRoot()) < 0.05, "rms \(rms): the tone must keep its level")
+        }
+    }
+
+    @Test("integer formats clip values beyond ±1 instead of wrapping them",
+          arguments: [AudioFileFormat.wav16, .wav24, .flac16, .flac24])
+    func clipping(format: AudioFileFormat) throws {
+        try withTemporaryDirectory { dir in
+            let path = "\(dir)/clip.\(format.fileExtension)"
+            let input: [Float] = [1.5, -1.5, 4, -4, 1.0001, -1.0001, 0.25, -0.25]
+            try writeFile(path, format, sampleRate: 8000, channels: 1, samples: input)
+
+            let output = try AudioFileReader.read(path: path).samples
+            try #require(output.count == input.count)
+            for (index, value) in input.enumerated() where abs(value) > 1 {
+                // Wrapping would turn 1.5 (49150 as 16-bit) into about -0.5.
+                #expect(output[index] * value.sign.multiplier >= 0.999,
+                        "input \(value) read back as \(output[index])")
+            }
+            #expect(abs(output[6] - 0.25) < 0.001)
+            #expect(abs(output[7] + 0.25) < 0.001)
+        }
+    }
+
+    @Test("32-bit float keeps values beyond ±1 unchanged (headroom, not clipping)")
+    func floatHeadroom() throws {
+        try withTemporaryDirectory { dir in
+            let path = "\(dir)/over.wav"
+            let input: [Float] = [1.5, -2, 0.25, 100]
+            try writeFile(path, .wav32Float, sampleRate: 8000, channels: 1, samples: input)
+            #expect(try AudioFileReader.read(path: path).samples == input)
+        }
+    }
+}
+
+private extension FloatingPointSign {
+    var multiplier: Float { self == .minus ? -1 : 1 }
+}
