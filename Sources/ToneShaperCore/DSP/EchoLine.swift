@@ -19,6 +19,7 @@ struct EchoLine {
         delaySamples = 0.25 * sampleRate
         delayTarget = delaySamples
         glide = 1 - _exp(-1 / (0.05 * sampleRate))  // ~50 ms glide
+        volumeMaxStep = Float(1 / (0.02 * sampleRate))
     }
 
     func deallocate() { buffer.deallocate() }
@@ -27,12 +28,16 @@ struct EchoLine {
         buffer.update(repeating: 0, count: capacity)
     }
 
+    /// Volume moves at most this much per sample (full scale in 20 ms): per-sample, so the result
+    /// never depends on block boundaries.
+    let volumeMaxStep: Float
+
     var isOff: Bool { volume == 0 && volumeTarget == 0 }
 
     /// Processes `count` samples in place.
     mutating func process(_ io: UnsafeMutablePointer<Float>, count: Int) {
         if isOff { return }
-        let volumeStep = (volumeTarget - volume) / Float(count)
+        let target = volumeTarget, maxStep = volumeMaxStep
         var vol = volume
         var d = delaySamples
         var w = writeIndex
@@ -47,14 +52,14 @@ struct EchoLine {
             let frac = Float(r - Double(i0))
             let i1 = i0 + 1 == cap ? 0 : i0 + 1
             let delayed = buffer[i0] + (buffer[i1] - buffer[i0]) * frac
-            vol += volumeStep
+            vol += min(max(target - vol, -maxStep), maxStep)
             let y = io[n] + vol * delayed
             buffer[w] = y
             io[n] = y
             w += 1
             if w == cap { w = 0 }
         }
-        volume = volumeTarget
+        volume = vol
         delaySamples = d
         writeIndex = w
         if volume == 0 { clear() }

@@ -30,6 +30,8 @@ public final class Engine: @unchecked Sendable {
     let glideCoefficient: Double
     let dcPole: Float
     var order: UInt64 = 0
+    /// Frames rendered since the engine was made: the clock the control-rate grid runs on.
+    public private(set) var frame: Int64 = 0
 
     /// Output samples that exceeded ±1 and were clipped (the clipping policy: hard clip, counted).
     public private(set) var clippedSamples = 0
@@ -87,14 +89,20 @@ public final class Engine: @unchecked Sendable {
     public func render(frames: Int, events: UnsafeBufferPointer<EngineEvent>, into output: UnsafeMutablePointer<Float>) {
         var position = 0
         var e = 0
+        let grid = Int64(maxBlock)
         while position < frames {
             while e < events.count && events[e].offset <= position {
                 apply(events[e].kind)
                 e += 1
             }
+            // Control-rate work happens on a fixed grid of absolute frames, so the output does not
+            // depend on how a caller groups frames into render calls (live periods vs offline blocks).
+            let intoPeriod = Int(frame % grid)
+            if intoPeriod == 0 { controlTick() }
             let next = e < events.count ? min(frames, events[e].offset) : frames
-            let end = min(next, position + maxBlock)
-            renderBlock(output + 2 * position, count: end - position)
+            let end = min(next, position + maxBlock - intoPeriod)
+            renderBlock(output + 2 * position, count: end - position, intoPeriod: intoPeriod)
+            frame += Int64(end - position)
             position = end
         }
         while e < events.count {
@@ -119,19 +127,38 @@ public final class Engine: @unchecked Sendable {
         return n
     }
 
-    func renderBlock(_ out: UnsafeMutablePointer<Float>, count: Int) {
-        out.update(repeating: 0, count: 2 * count)
-        let seconds = Double(count) / sampleRate
-        for p in 0..<16 where parts[p].activeVoices > 0 || parts[p].audible {
+    /// Once per control period (maxBlock frames of absolute time): shape glides, vibrato, pan
+    /// targets, freeing finished voices and deciding which parts are still audible.
+    func controlTick() {
+        let seconds = Double(maxBlock) / sampleRate
+        for i in 0..<voiceCount where voices[i].stage == .releasing && voices[i].rampLeft == 0 && voices[i].gain <= 0 {
+            finish(voices + i)
+        }
+        for p in 0..<16 {
             let part = parts + p
-            slots[2 * p + part.pointee.currentSlot].glide(table: presets, sampleRate: sampleRate,
-                                                          coefficient: glideCoefficient * Double(count) / Double(maxBlock))
-            var ratio = _exp2(part.pointee.bendValue / 8192 * part.pointee.bendRange / 12)
+            part.pointee.audible = part.pointee.activeVoices > 0 || (part.pointee.audible && part.pointee.peak > 1e-6)
+            part.pointee.peak = 0
+            if !part.pointee.audible {
+                part.pointee.dcX = 0; part.pointee.dcY = 0
+                continue
+            }
+            slots[2 * p + part.pointee.currentSlot].glide(table: presets, sampleRate: sampleRate, coefficient: glideCoefficient)
             if part.pointee.vibratoDepth > 0 {
                 part.pointee.vibratoPhase = fractionalPart(part.pointee.vibratoPhase + 5.5 * seconds)
-                ratio *= _exp2(part.pointee.vibratoDepth * Double(fastSin2Pi(Float(part.pointee.vibratoPhase))) / 12)
             }
-            partRatio[p] = ratio
+            partRatio[p] = currentRatio(part: p)
+            // Pan moves linearly across the coming period, from where the last one ended.
+            part.pointee.panFromLeft = part.pointee.panLeft
+            part.pointee.panFromRight = part.pointee.panRight
+            let angle = (part.pointee.pan + 1) * Double.pi / 4
+            part.pointee.panLeft = Float(_cos(angle))
+            part.pointee.panRight = Float(_sin(angle))
+        }
+    }
+
+    func renderBlock(_ out: UnsafeMutablePointer<Float>, count: Int, intoPeriod: Int) {
+        out.update(repeating: 0, count: 2 * count)
+        for p in 0..<16 where parts[p].audible {
             (buses + p * maxBlock).update(repeating: 0, count: count)
         }
         for i in 0..<voiceCount where voices[i].stage != .idle {
@@ -140,12 +167,9 @@ public final class Engine: @unchecked Sendable {
             v.pointee.render(count: count, slot: slots + v.pointee.slot, ratio: v.pointee.noteRatio * partRatio[p],
                              halfStep: halfStep, scratch: scratch, tables: tables,
                              nyquistReciprocal: nyquistReciprocal, into: buses + p * maxBlock)
-            if v.pointee.stage == .releasing && v.pointee.rampLeft == 0 && v.pointee.gain <= 0 {
-                finish(v)
-            }
         }
-        for p in 0..<16 where parts[p].activeVoices > 0 || parts[p].audible {
-            mixPart(p, into: out, count: count)
+        for p in 0..<16 where parts[p].audible {
+            mixPart(p, into: out, count: count, intoPeriod: intoPeriod)
         }
         let master = Float(configuration.masterGain)
         var clipped = 0
@@ -159,7 +183,7 @@ public final class Engine: @unchecked Sendable {
     }
 
     /// Gain (ramped), DC blocker, echo, then equal-power pan onto the stereo output.
-    func mixPart(_ p: Int, into out: UnsafeMutablePointer<Float>, count: Int) {
+    func mixPart(_ p: Int, into out: UnsafeMutablePointer<Float>, count: Int, intoPeriod: Int) {
         let part = parts + p
         let bus = buses + p * maxBlock
         var a = part.pointee.amplitude
@@ -179,20 +203,18 @@ public final class Engine: @unchecked Sendable {
         part.pointee.dcX = x1; part.pointee.dcY = y1
         part.pointee.echo.process(bus, count: count)
 
-        let angle = (part.pointee.pan + 1) * Double.pi / 4
-        let newLeft = Float(_cos(angle)), newRight = Float(_sin(angle))
-        let l0 = part.pointee.panLeft, r0 = part.pointee.panRight
-        let dl = (newLeft - l0) / Float(count), dr = (newRight - r0) / Float(count)
-        var peak: Float = 0
+        let l0 = part.pointee.panFromLeft, r0 = part.pointee.panFromRight
+        let period = Float(maxBlock)
+        let dl = (part.pointee.panLeft - l0) / period, dr = (part.pointee.panRight - r0) / period
+        var peak = part.pointee.peak
         for n in 0..<count {
             let s = bus[n]
-            out[2 * n] += s * (l0 + dl * Float(n + 1))
-            out[2 * n + 1] += s * (r0 + dr * Float(n + 1))
+            let k = Float(intoPeriod + n + 1)
+            out[2 * n] += s * (l0 + dl * k)
+            out[2 * n + 1] += s * (r0 + dr * k)
             peak = max(peak, abs(s))
         }
-        part.pointee.panLeft = newLeft; part.pointee.panRight = newRight
-        part.pointee.audible = part.pointee.activeVoices > 0 || peak > 1e-6
-        if !part.pointee.audible { part.pointee.dcX = 0; part.pointee.dcY = 0 }
+        part.pointee.peak = peak
     }
 
     // MARK: - Events
@@ -220,6 +242,7 @@ public final class Engine: @unchecked Sendable {
             if let index = presets.index(program: Int(program)) { selectPreset(index, part: Int(c & 15)) }
         case .pitchBend(let c, let value):
             parts[Int(c & 15)].bendValue = Double(value)
+            partRatio[Int(c & 15)] = currentRatio(part: Int(c & 15))
         case .channelPressure, .polyPressure:
             break
         }
@@ -299,7 +322,7 @@ public final class Engine: @unchecked Sendable {
         case .echoDelay: part.pointee.echo.delayTarget = value * sampleRate
         case .echoVolume:
             part.pointee.echo.volumeTarget = Float(value)
-            if value > 0 { part.pointee.audible = true }
+            if value > 0 { wake(p) }
         case .waveType: part.pointee.wave = WaveType.allCases[Int(value.rounded())]
         case .attack: part.pointee.attack = value
         case .release: part.pointee.release = value
@@ -389,6 +412,7 @@ public final class Engine: @unchecked Sendable {
 
     func start(_ v: UnsafeMutablePointer<Voice>, part p: Int, note: UInt8, velocity: UInt8, retrigger: Bool) {
         let part = parts + p
+        wake(p)
         let slotIndex = 2 * p + part.pointee.currentSlot
         let info = presets.info[slots[slotIndex].preset]
         if v.pointee.stage == .idle { part.pointee.activeVoices += 1 }
@@ -423,11 +447,35 @@ public final class Engine: @unchecked Sendable {
         }
         let attackSamples = max(32, Int(part.pointee.attack * sampleRate))
         v.pointee.ramp(to: Engine.velocityGain(velocity), samples: attackSamples)
-        part.pointee.audible = true
     }
 
-    /// The part's pitch-bend ratio (vibrato is added per block).
-    func currentRatio(part p: Int) -> Double { _exp2(parts[p].bendValue / 8192 * parts[p].bendRange / 12) }
+    /// A silent part starting to sound: nothing to glide from, so its controls take their
+    /// targets at once and its pan starts where it is.
+    func wake(_ p: Int) {
+        let part = parts + p
+        guard !part.pointee.audible else { return }
+        part.pointee.audible = true
+        part.pointee.peak = 0
+        let slot = slots + (2 * p + part.pointee.currentSlot)
+        if slot.pointee.duration != slot.pointee.durationTarget || slot.pointee.fidelity != slot.pointee.fidelityTarget {
+            slot.pointee.duration = slot.pointee.durationTarget
+            slot.pointee.fidelity = slot.pointee.fidelityTarget
+            slot.pointee.requantize(table: presets)
+            slot.pointee.updateStep(sampleRate: sampleRate)
+        }
+        partRatio[p] = currentRatio(part: p)
+        let angle = (part.pointee.pan + 1) * Double.pi / 4
+        part.pointee.panLeft = Float(_cos(angle)); part.pointee.panRight = Float(_sin(angle))
+        part.pointee.panFromLeft = part.pointee.panLeft; part.pointee.panFromRight = part.pointee.panRight
+    }
+
+    /// The part's pitch ratio: bend, plus vibrato at its current LFO phase.
+    func currentRatio(part p: Int) -> Double {
+        let part = parts[p]
+        var semitones = part.bendValue / 8192 * part.bendRange
+        if part.vibratoDepth > 0 { semitones += part.vibratoDepth * Double(fastSin2Pi(Float(part.vibratoPhase))) }
+        return _exp2(semitones / 12)
+    }
 
     /// A voice whose release has ended: free it, or start the note that stole it.
     func finish(_ v: UnsafeMutablePointer<Voice>) {

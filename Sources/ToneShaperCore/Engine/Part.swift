@@ -11,6 +11,8 @@ struct Part {
     var volume: Double = 1
     var panLeft: Float = 0.70710678
     var panRight: Float = 0.70710678
+    var panFromLeft: Float = 0.70710678
+    var panFromRight: Float = 0.70710678
     var pan: Double = 0
 
     var attack: Double = 0.005
@@ -32,6 +34,8 @@ struct Part {
     var activeVoices = 0
     /// True while the bus may still be sounding (voices or an echo tail).
     var audible = false
+    /// Loudest bus sample since the last control tick (decides `audible`).
+    var peak: Float = 0
     var echo: EchoLine
     // DC blocker state: the article's sawtooth (0…1) has a mean of ½, which must not reach the speakers.
     var dcX: Float = 0

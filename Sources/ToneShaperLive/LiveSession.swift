@@ -1,0 +1,179 @@
+import Synchronization
+import ToneShaperAudioFile
+import ToneShaperCore
+import ToneShaperMIDI
+import ToneShaperRealtime
+
+/// The hand-off between the MIDI side and the audio thread, and the audio thread's work per period.
+///
+/// Three threads touch a session, each through its own door:
+/// - one **producer** (the sequencer reader or the file feeder, through `LiveInput`) pushes
+///   `TimedEngineEvent`s into `events`, stamped with absolute frames;
+/// - the **audio thread** calls `renderPeriod(into:frames:)`: it pops every event due before the
+///   end of the period, turns each frame into an offset (late ones at offset 0), renders the engine,
+///   hands the block to the recorder, reports what it applied through `played`, and publishes the
+///   new frame count in `clock`;
+/// - the **control thread** reads the counters and collects the applied events with
+///   `collectPlayedMIDI(into:)` (for `--record-midi`).
+///
+/// Real-time rules for `renderPeriod`: no allocation, no lock, no logging, no I/O, no existential,
+/// no Array (so no copy-on-write). Everything it uses is allocated in `init`: the event scratch is a
+/// raw pointer, the rings are preallocated, counters are atomics, and the one popped-but-not-yet-due
+/// event is kept in a stored optional rather than pushed back. `LiveAllocationTests` runs this step
+/// (with the PCM write and the recorder capture) under an allocation counter and expects zero.
+public final class LiveSession: @unchecked Sendable {
+    public let engine: Engine
+    /// Interleaved channels of every period (the engine renders stereo).
+    public let channels = 2
+    /// MIDI side → audio thread.
+    public let events: SPSCRing<TimedEngineEvent>
+    /// Audio thread → control thread: what was applied, at the frame it was applied (for --record-midi).
+    let played: SPSCRing<TimedMIDIMessage>?
+    /// Gets every rendered frame (and only rendered frames: not the silence after the end).
+    public let recorder: AudioRecorder?
+    /// Frames to render before going silent; nil for an open-ended (live keyboard) session.
+    public let endFrame: Int64?
+
+    /// Most events applied in one period; more wait for the next period (applied late, at offset 0).
+    public let eventCapacity: Int
+    private let scratch: UnsafeMutablePointer<EngineEvent>
+
+    // Audio thread only.
+    private var position: Int64 = 0
+    private var pending: TimedEngineEvent?
+
+    // Published by the audio thread.
+    private let clock = Atomic<Int64>(0)
+    private let notes = Atomic<Int>(0)
+    private let late = Atomic<Int>(0)
+    private let playedDropped = Atomic<Int>(0)
+
+    /// - Parameters:
+    ///   - eventCapacity: ring slots between the MIDI side and the audio thread (rounded up to a power of two).
+    ///   - recordMIDI: keep what is applied so the control thread can write it to a MIDI file.
+    ///   - endFrame: render this many frames, then only silence (a file or script performance).
+    public init(engine: Engine, eventCapacity: Int = 4096, eventsPerPeriod: Int = 4096,
+                recorder: AudioRecorder? = nil, recordMIDI: Bool = false, endFrame: Int64? = nil) {
+        precondition(eventsPerPeriod >= 1)
+        self.engine = engine
+        self.events = SPSCRing(capacity: max(1, eventCapacity))
+        // Each applied event yields one message, except release-all which yields 32 (see `recordReleaseAll`).
+        self.played = recordMIDI ? SPSCRing(capacity: max(65_536, 2 * events.capacity)) : nil
+        self.recorder = recorder
+        self.endFrame = endFrame
+        self.eventCapacity = eventsPerPeriod
+        scratch = .allocate(capacity: eventsPerPeriod)
+        scratch.initialize(repeating: EngineEvent(offset: 0, .releaseAll), count: eventsPerPeriod)
+    }
+
+    deinit {
+        scratch.deallocate()
+    }
+
+    // MARK: - Any thread
+
+    /// Frames the audio thread has rendered (or padded with silence) so far: the frame at which the
+    /// next period starts. A live event stamped with this value lands at the start of that period.
+    public var framesRendered: Int64 { clock.load(ordering: .acquiring) }
+
+    /// True once a performance with an end has rendered its last frame.
+    public var isFinished: Bool {
+        guard let endFrame else { return false }
+        return framesRendered >= endFrame
+    }
+
+    /// Note-ons (velocity > 0) applied so far.
+    public var notesPlayed: Int { notes.load(ordering: .relaxed) }
+    /// Events applied after their frame (the producer was behind, or the period's scratch was full).
+    public var lateEvents: Int { late.load(ordering: .relaxed) }
+    /// Applied MIDI messages the control thread did not collect in time (missing from --record-midi).
+    public var unrecordedEvents: Int { playedDropped.load(ordering: .relaxed) }
+
+    // MARK: - Audio thread
+
+    /// Renders one period into `output` (`frames` interleaved stereo frames). Call it from one thread only.
+    ///
+    /// Events due in this period are applied at frame − periodStart; events whose frame has passed
+    /// at offset 0. After `endFrame`, the rest of the period and every later one is silence and is
+    /// not recorded, so the recording holds exactly the performance.
+    public func renderPeriod(into output: UnsafeMutablePointer<Float>, frames: Int) {
+        let start = position
+        var count = frames
+        if let endFrame { count = Int(max(0, min(Int64(frames), endFrame - start))) }
+        let periodEnd = start + Int64(count)
+
+        var n = 0
+        var lastOffset = 0
+        while count > 0 && n < eventCapacity {
+            if pending == nil { pending = events.pop() }
+            guard let event = pending, event.frame < periodEnd else { break }
+            pending = nil
+            var offset = 0
+            if event.frame >= start { offset = Int(event.frame - start) } else { late.wrappingAdd(1, ordering: .relaxed) }
+            // The engine wants offsets in order; a producer's out-of-order stamp is applied late, not early.
+            if offset < lastOffset { offset = lastOffset }
+            lastOffset = offset
+            scratch[n] = EngineEvent(offset: offset, event.kind)
+            n += 1
+            note(event.kind, at: start + Int64(offset))
+        }
+
+        if count > 0 {
+            engine.render(frames: count, events: UnsafeBufferPointer(start: scratch, count: n), into: output)
+            recorder?.capture(UnsafeBufferPointer(start: output, count: count * channels))
+        }
+        if count < frames {
+            (output + count * channels).update(repeating: 0, count: (frames - count) * channels)
+        }
+        position = start + Int64(frames)
+        clock.store(position, ordering: .releasing)
+    }
+
+    /// Counts a note and tells the control thread what was applied, at the frame it was applied.
+    @inline(__always)
+    private func note(_ kind: EngineEvent.Kind, at frame: Int64) {
+        switch kind {
+        case .midi(let message):
+            if case .noteOn(_, _, let velocity) = message, velocity > 0 { notes.wrappingAdd(1, ordering: .relaxed) }
+            record(TimedMIDIMessage(frame: frame, message: message))
+        case .releaseAll:
+            recordReleaseAll(at: frame)
+        case .parameter:
+            break  // no MIDI equivalent; nothing produces it live today
+        }
+    }
+
+    /// Release-all has no single MIDI message: pedal up then All Notes Off on every channel releases
+    /// exactly the notes it releases when the file is re-rendered (with the default map's CC 64).
+    private func recordReleaseAll(at frame: Int64) {
+        guard played != nil else { return }
+        // A plain counter: iterating a Range<UInt8> allocates in unoptimised builds.
+        var channel: UInt8 = 0
+        while channel < 16 {
+            record(TimedMIDIMessage(frame: frame, message: .controlChange(channel: channel, controller: 64, value: 0)))
+            record(TimedMIDIMessage(frame: frame, message: .controlChange(channel: channel, controller: 123, value: 0)))
+            channel += 1
+        }
+    }
+
+    @inline(__always)
+    private func record(_ message: TimedMIDIMessage) {
+        guard let played else { return }
+        if !played.push(message) { playedDropped.wrappingAdd(1, ordering: .relaxed) }
+    }
+
+    // MARK: - Control thread
+
+    /// Moves the applied messages queued so far to `messages`; returns how many. Call it often
+    /// enough that the ring does not fill (every few milliseconds while playing, once after stopping).
+    @discardableResult
+    public func collectPlayedMIDI(into messages: inout [TimedMIDIMessage]) -> Int {
+        guard let played else { return 0 }
+        var moved = 0
+        while let message = played.pop() {
+            messages.append(message)
+            moved += 1
+        }
+        return moved
+    }
+}

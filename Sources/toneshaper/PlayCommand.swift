@@ -1,0 +1,278 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Synchronization
+import ToneShaperALSA
+import ToneShaperAudioFile
+import ToneShaperCore
+import ToneShaperLive
+import ToneShaperMIDI
+
+struct PlayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "play",
+        abstract: "Play the instrument live: MIDI from a keyboard (ALSA sequencer) or a file, sound to an ALSA device.",
+        discussion: """
+            Without --midi-in, opens an ALSA sequencer input named "ToneShaper" and prints its \
+            address; connect a keyboard with --connect "Your Keyboard" (see `aconnect -i`) or later \
+            with `aconnect`. Ctrl-C (or SIGTERM) stops cleanly: the --record file is finalised, the \
+            --record-midi file written, and a summary printed.
+
+            --midi-in FILE.mid plays a Standard MIDI File with every event at its exact frame and \
+            stops --tail seconds after its last event; with --period 512 (the block size `render` \
+            uses) the sound equals `toneshaper render` of the file sample for sample. \
+            --midi-in - reads an event script from stdin, one event per line:
+              SECONDS on NOTE [VELOCITY] | off NOTE [VELOCITY] | cc CONTROLLER VALUE |
+              bend -8192..8191 | program N | pressure VALUE      [ch=1..16, default 1]
+            e.g. "0.5 on 60 100", "1.0 off 60", "1.2 cc 74 30 ch=2"; '#' starts a comment.
+
+            Latency is the whole buffer, --period × --periods frames: 128 × 3 at 48 kHz is 8 ms. \
+            Smaller is snappier but underruns (counted, recovered) come sooner on a busy machine.
+            """)
+
+    @Option(name: .long, help: "ALSA PCM device (see `aplay -L`): default, hw:0, plughw:1,0, pipewire, ...")
+    var device: String = "default"
+
+    @Option(name: .long, help: "Sample rate in Hz asked of the device (it may choose a near one).")
+    var rate: Int = 48_000
+
+    @Option(name: .long, help: "Frames per period: the block rendered at a time.")
+    var period: Int = 128
+
+    @Option(name: .long, help: "Periods in the device buffer.")
+    var periods: Int = 3
+
+    @Option(name: .long, help: "Sequencer source to connect from: CLIENT:PORT or a client name (repeatable; see `aconnect -i`).")
+    var connect: [String] = []
+
+    @Option(name: .long, help: "Listen to this MIDI channel only (1-16).")
+    var channel: Int?
+
+    @Option(name: .long, help: "Controller mapping file (default: Mappings/default.map).")
+    var map: String?
+
+    @Option(name: .long, help: "Play every channel with this preset (name or program number); program changes are then ignored.")
+    var preset: String?
+
+    @Option(name: .long, help: "Voices in the pool.")
+    var voices: Int = 32
+
+    @Option(name: .long, help: "Master gain in dB applied to the mix before the hard clip at 0 dBFS.")
+    var gain: Double = -6
+
+    @Option(name: .long, help: "Record what is played to this audio file (.wav, .flac, .ogg).")
+    var record: String?
+
+    @Option(name: .long, help: "Format of the --record file: wav16, wav24, wav32f, flac16, flac24, ogg (default: from the extension).")
+    var format: String?
+
+    @Option(name: .customLong("record-midi"), help: "Write the MIDI events played, at the frames they were played, to this .mid file.")
+    var recordMIDI: String?
+
+    @Option(name: .customLong("midi-in"), help: "Play this .mid file, or an event script from stdin with '-', instead of the sequencer.")
+    var midiIn: String?
+
+    @Option(name: .long, help: "With --midi-in: seconds played after the last event, for releases and echoes.")
+    var tail: Double = 2
+
+    @Flag(inversion: .prefixedNo, help: "Ask for real-time (SCHED_FIFO) priority for the audio thread.")
+    var realtime: Bool = true
+
+    func validate() throws {
+        guard (8_000...192_000).contains(rate) else { throw ValidationError("--rate \(rate) is outside 8000...192000 Hz") }
+        guard (16...16_384).contains(period) else { throw ValidationError("--period \(period) must be 16...16384 frames") }
+        guard (2...64).contains(periods) else { throw ValidationError("--periods \(periods) must be 2...64") }
+        if let channel, !(1...16).contains(channel) { throw ValidationError("--channel \(channel) must be 1...16") }
+        guard (1...4096).contains(voices) else { throw ValidationError("--voices \(voices) must be 1...4096") }
+        guard (-60...24).contains(gain) else { throw ValidationError("--gain \(gain) dB is outside -60...24") }
+        guard tail >= 0, tail <= 3600 else { throw ValidationError("--tail \(tail) must be 0...3600 seconds") }
+        if format != nil && record == nil { throw ValidationError("--format applies to --record; give --record FILE too") }
+        if midiIn != nil && !connect.isEmpty { throw ValidationError("--connect needs the sequencer; it cannot be used with --midi-in") }
+    }
+
+    func run() throws {
+        // Everything that can be wrong with the command line or its files is found before any device opens.
+        let library = try Resources.presetLibrary()
+        let controllerMap = try Resources.controllerMap(path: map)
+        var presetIndex: Int?
+        if let preset {
+            let shape = try Resources.shape(preset, in: library)
+            guard let index = library.index(named: shape.name) else { throw CLIError("preset '\(preset)' is not in the library") }
+            presetIndex = index
+        }
+        let fileFormat = try record.map { try AudioFileFormat(path: $0, explicit: format) }
+        let performance = try midiIn.map { try Performance.load($0) }
+        let channelFilter = channel.map { UInt8($0 - 1) }
+
+        // The sequencer first: without /dev/snd/seq that is the error a keyboard player needs to see.
+        var sequencer: SequencerInput?
+        if performance == nil {
+            let input = try SequencerInput(channelFilter: channelFilter)
+            for source in connect { try input.connect(from: source) }
+            sequencer = input
+        }
+        let pcm = try PCMOutput(device: device, sampleRate: rate, channels: 2, periodFrames: period, periods: periods)
+        let sampleRate = Double(pcm.sampleRate)
+
+        var config = EngineConfiguration(sampleRate: sampleRate, voices: voices)
+        config.masterGain = pow(10, gain / 20)
+        if let presetIndex { config.channelPresets = Array(repeating: presetIndex, count: 16) }
+        let engine = Engine(library: library, configuration: config, controllerMap: controllerMap)
+        let recorder = try record.map { try AudioRecorder(path: $0, format: fileFormat!, sampleRate: pcm.sampleRate, channels: 2) }
+
+        let source: LivePlayer.Source
+        let endFrame: Int64?
+        if let performance {
+            // Same length as `toneshaper render` of the same file, so the two can be compared frame for frame.
+            let frames = Int64(max(1, Int((performance.durationSeconds + tail) * sampleRate)))
+            source = .performance(performance.timedMessages(sampleRate: sampleRate), endFrame: frames)
+            endFrame = frames
+        } else {
+            source = .sequencer(sequencer!)
+            endFrame = nil
+        }
+        let player = LivePlayer(engine: engine, pcm: pcm, source: source, recorder: recorder,
+                                recordMIDI: recordMIDI != nil, channelFilter: channelFilter,
+                                ignoresProgramChanges: presetIndex != nil, realtime: realtime)
+
+        let signals = StopSignals()
+        defer { signals.restore() }
+        try player.start()
+        if let warning = player.realtimeWarning { Console.error(warning) }
+        Console.out(startLine(pcm: pcm, sequencer: sequencer, performance: performance, endFrame: endFrame))
+
+        while !signals.raised && !player.isFinished {
+            usleep(10_000)
+            player.poll()
+        }
+        let summary = player.stop()
+        sequencer?.close()
+        try finish(summary, sampleRate: sampleRate, endFrame: endFrame)
+    }
+
+    /// One line: where the notes come from, the device as negotiated, and the latency it gives.
+    func startLine(pcm: PCMOutput, sequencer: SequencerInput?, performance: Performance?, endFrame: Int64?) -> String {
+        let from: String
+        if let sequencer {
+            let connected = connect.isEmpty ? "connect a keyboard with: aconnect KEYBOARD \(sequencer.clientID):\(sequencer.portID)"
+                                            : "connected from " + connect.joined(separator: ", ")
+            from = "ToneShaper input \(sequencer.clientID):\(sequencer.portID) (\(connected))"
+        } else {
+            let seconds = Double(endFrame ?? 0) / Double(pcm.sampleRate)
+            from = "playing \(performance?.name ?? "?") (\(String(format: "%.2f", seconds)) s)"
+        }
+        let latency = Double(pcm.bufferFrames) / Double(pcm.sampleRate) * 1000
+        let count = pcm.bufferFrames / max(1, pcm.periodFrames)
+        return "\(from); device \(pcm.device): \(pcm.sampleRate) Hz \(pcm.format.rawValue), period \(pcm.periodFrames) × \(count) frames, "
+            + "latency \(String(format: "%.1f", latency)) ms; Ctrl-C stops"
+    }
+
+    /// Writes the MIDI file, prints the summary, then reports the first failure (non-zero exit).
+    func finish(_ summary: LiveSummary, sampleRate: Double, endFrame: Int64?) throws {
+        var failures: [String] = []
+        var midiLine: String?
+        if let recordMIDI {
+            let bytes = summary.midiFile(sampleRate: sampleRate)
+            if FileManager.default.createFile(atPath: recordMIDI, contents: Data(bytes)) {
+                midiLine = "wrote \(recordMIDI) (\(summary.playedMIDI.count) events)"
+            } else {
+                failures.append("\(recordMIDI): cannot be written")
+            }
+        }
+        let frames = min(summary.framesRendered, endFrame ?? .max)
+        var line = "stopped after \(String(format: "%.2f", Double(frames) / sampleRate)) s: \(summary.xruns) xruns, "
+            + "\(summary.notesPlayed) notes played"
+        if let report = summary.recording {
+            line += ", \(report.framesWritten) frames recorded to \(report.path) (\(report.framesDropped) dropped by the recorder)"
+        } else if record != nil {
+            line += ", recording failed"
+        } else {
+            line += ", nothing recorded"
+        }
+        Console.out(line)
+        if let midiLine { Console.out(midiLine) }
+        // Live events always land at a period start; only a file or script has frames to be late for.
+        if endFrame != nil && summary.lateEvents > 0 { Console.error("toneshaper: \(summary.lateEvents) events arrived late and were played at the next period") }
+        if summary.droppedEvents > 0 { Console.error("toneshaper: \(summary.droppedEvents) events were dropped (the audio thread fell behind)") }
+        if summary.unrecordedEvents > 0 { Console.error("toneshaper: \(summary.unrecordedEvents) events are missing from \(recordMIDI ?? "the MIDI recording")") }
+        if summary.midiOverruns > 0 { Console.error("toneshaper: the sequencer queue overflowed \(summary.midiOverruns) times; some MIDI was lost") }
+        if let error = summary.recordingError { failures.insert("\(error)", at: 0) }
+        if let error = summary.midiFailure { failures.insert("\(error)", at: 0) }
+        if let error = summary.audioFailure { failures.insert("\(error)", at: 0) }
+        if let first = failures.first { throw CLIError(first) }
+    }
+}
+
+/// A performance given with --midi-in: a Standard MIDI File, or an event script read from stdin ("-").
+enum Performance {
+    case file(name: String, MIDIFile)
+    case script(EventScript)
+
+    static func load(_ path: String) throws -> Performance {
+        if path == "-" {
+            let data = FileHandle.standardInput.readDataToEndOfFile()
+            guard let text = String(data: data, encoding: .utf8) else { throw CLIError("stdin: the event script is not UTF-8 text") }
+            return .script(try EventScript.parse(text, source: "stdin"))
+        }
+        guard let data = FileManager.default.contents(atPath: path) else { throw CLIError("\(path): cannot be read") }
+        do { return .file(name: path, try MIDIFile.parse([UInt8](data))) } catch { throw CLIError("\(path): \(error)") }
+    }
+
+    var name: String {
+        switch self {
+        case .file(let name, _): return name
+        case .script: return "stdin"
+        }
+    }
+
+    var durationSeconds: Double {
+        switch self {
+        case .file(_, let file): return file.durationSeconds
+        case .script(let script): return script.durationSeconds
+        }
+    }
+
+    func timedMessages(sampleRate: Double) -> [TimedMIDIMessage] {
+        switch self {
+        case .file(_, let file): return file.timedMessages(sampleRate: sampleRate)
+        case .script(let script): return script.timedMessages(sampleRate: sampleRate)
+        }
+    }
+}
+
+/// SIGINT and SIGTERM as a flag the main thread polls, instead of the default of dying on the spot.
+///
+/// The signals are ignored at the process level and delivered to dispatch sources, whose handlers
+/// run on an ordinary queue and only set an atomic flag: nothing async-signal-unsafe runs in a
+/// signal context, and the main thread does the orderly shutdown (MIDI, audio, recorder, files).
+final class StopSignals: @unchecked Sendable {
+    private let flag = Atomic<Bool>(false)
+    private let numbers: [Int32]
+    private var sources: [any DispatchSourceSignal] = []
+
+    init(_ numbers: [Int32] = [SIGINT, SIGTERM]) {
+        self.numbers = numbers
+        for number in numbers {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [self] in flag.store(true, ordering: .releasing) }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    var raised: Bool { flag.load(ordering: .acquiring) }
+
+    /// Back to the default actions, so a second Ctrl-C after stopping still ends the program.
+    func restore() {
+        for source in sources { source.cancel() }
+        sources.removeAll()
+        for number in numbers { signal(number, SIG_DFL) }
+    }
+}
+
+/// Unbuffered lines to stdout/stderr, so they appear at once even through a pipe.
+enum Console {
+    static func out(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+    static func error(_ line: String) { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+}

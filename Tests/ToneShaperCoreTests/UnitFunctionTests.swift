@@ -1,0 +1,235 @@
+import Foundation
+import Testing
+@testable import ToneShaperCore
+
+/// The article's formulas, written again here from the text, independently of the core.
+private enum Article {
+    static func sine(_ t: Double) -> Double { sin(2 * .pi * t) }
+    static func square(_ t: Double) -> Double { t < 0.5 ? 1 : -1 }
+    static func triangle(_ t: Double) -> Double {
+        if t < 0.25 { return 4 * t } else if t < 0.75 { return -4 * t + 2 }
+        return 4 * t - 4
+    }
+    static func sawtooth(_ t: Double) -> Double { t }
+    static func squareFourier(_ t: Double, _ n: Int) -> Double {
+        var sum = 0.0
+        for i in stride(from: 1, through: n * 2, by: 2) { sum += (1.0 / Double(i)) * sin(2 * Double(i) * .pi * t) }
+        return (4.0 / .pi) * sum
+    }
+    static func triangleFourier(_ t: Double, _ n: Int) -> Double {
+        var sum = 0.0
+        for i in stride(from: 1, through: n, by: 2) {
+            let a = Double(i)
+            sum += (pow(-1, (a - 1) / 2) / pow(a, 2.0)) * sin(2 * a * .pi * t)
+        }
+        return (8.0 / pow(.pi, 2.0)) * sum
+    }
+    static func sawtoothFourier(_ t: Double, _ n: Int) -> Double {
+        var sum = 0.0
+        for i in 1...n { sum += sin(Double(i) * 2.0 * .pi * t) / Double(i) }
+        return 0.5 + (-1.0 / .pi) * sum
+    }
+    /// The article's extension to the real line: s(t.truncatingRemainder(dividingBy: 1)).
+    static func periodic(_ f: (Double) -> Double, _ t: Double) -> Double { f(t.truncatingRemainder(dividingBy: 1)) }
+}
+
+@Suite("Unit functions: the article's period-1 waves and their Fourier partial sums")
+struct UnitFunctionTests {
+    @Test("sine, square, triangle and sawtooth take the article's values at 0, ⅛, ¼, ½, ¾")
+    func knownPoints() {
+        let eps = 1e-12
+        #expect(abs(UnitFunction.sine(0)) < eps)
+        #expect(abs(UnitFunction.sine(0.125) - 0.5.squareRoot()) < eps)
+        #expect(abs(UnitFunction.sine(0.25) - 1) < eps)
+        #expect(abs(UnitFunction.sine(0.5)) < eps)
+        #expect(abs(UnitFunction.sine(0.75) + 1) < eps)
+
+        #expect(UnitFunction.square(0) == 1)
+        #expect(UnitFunction.square(0.125) == 1)
+        #expect(UnitFunction.square(0.25) == 1)
+        #expect(UnitFunction.square(0.5) == -1)
+        #expect(UnitFunction.square(0.75) == -1)
+
+        #expect(UnitFunction.triangle(0) == 0)
+        #expect(abs(UnitFunction.triangle(0.125) - 0.5) < eps)
+        #expect(abs(UnitFunction.triangle(0.25) - 1) < eps)
+        #expect(abs(UnitFunction.triangle(0.5)) < eps)
+        #expect(abs(UnitFunction.triangle(0.75) + 1) < eps)
+
+        #expect(UnitFunction.sawtooth(0) == 0)
+        #expect(UnitFunction.sawtooth(0.125) == 0.125)
+        #expect(UnitFunction.sawtooth(0.25) == 0.25)
+        #expect(UnitFunction.sawtooth(0.5) == 0.5)
+        #expect(UnitFunction.sawtooth(0.75) == 0.75)
+    }
+
+    @Test("beyond [0, 1) every unit function repeats with period 1 (the article's truncatingRemainder)")
+    func periodicity() {
+        let fns: [(String, (Double) -> Double, (Double) -> Double)] = [
+            ("sine", UnitFunction.sine, Article.sine), ("square", UnitFunction.square, Article.square),
+            ("triangle", UnitFunction.triangle, Article.triangle), ("sawtooth", UnitFunction.sawtooth, Article.sawtooth),
+        ]
+        for (name, core, article) in fns {
+            for t in stride(from: 0.0, to: 1.0, by: 0.0625) {
+                for shift in [1.0, 2.0, 7.0, 1000.0] {
+                    // Dyadic points stay exact after adding whole numbers.
+                    #expect(abs(core(t + shift) - core(t)) < 1e-9, "\(name)(\(t) + \(shift))")
+                    #expect(abs(core(t + shift) - Article.periodic(article, t + shift)) < 1e-9, "\(name)(\(t) + \(shift))")
+                }
+                // Negative arguments wrap into [0, 1) too.
+                #expect(abs(core(t - 3) - core(t)) < 1e-9, "\(name)(\(t) − 3)")
+            }
+        }
+        // π and π + 1 share the fractional part 0.14159…, as in the article's example.
+        #expect(abs(UnitFunction.sawtooth(Double.pi) - 0.14159265358979312) < 1e-12)
+        #expect(abs(UnitFunction.sawtooth(Double.pi + 1) - 0.14159265358979312) < 1e-12)
+    }
+
+    @Test("the unit functions equal the article's code on a dense grid of [0, 1)")
+    func matchesArticleOnGrid() {
+        for j in 0..<1000 {
+            let t = Double(j) / 1000 + 0.000_37
+            #expect(abs(UnitFunction.sine(t) - Article.sine(t)) < 1e-12)
+            #expect(UnitFunction.square(t) == Article.square(t))
+            #expect(abs(UnitFunction.triangle(t) - Article.triangle(t)) < 1e-12)
+            #expect(abs(UnitFunction.sawtooth(t) - Article.sawtooth(t)) < 1e-12)
+        }
+    }
+
+    @Test("Fourier partial sums equal the article's formulas for every term count")
+    func fourierMatchesArticle() {
+        for n in [1, 2, 3, 5, 8, 10, 25] {
+            for j in 0..<200 {
+                let t = Double(j) / 200 + 0.0013
+                #expect(abs(UnitFunction.squareFourier(t, terms: n) - Article.squareFourier(t, n)) < 1e-12, "square n=\(n) t=\(t)")
+                #expect(abs(UnitFunction.triangleFourier(t, terms: n) - Article.triangleFourier(t, n)) < 1e-12, "triangle n=\(n) t=\(t)")
+                #expect(abs(UnitFunction.sawtoothFourier(t, terms: n) - Article.sawtoothFourier(t, n)) < 1e-12, "sawtooth n=\(n) t=\(t)")
+            }
+        }
+        // square_fourier(0.25, n) = 4/π Σ_{odd i ≤ 2n−1} sin(πi/2)/i = 4/π (1 − 1/3 + 1/5 − …)
+        for n in [1, 2, 3, 10] {
+            var leibniz = 0.0
+            for k in 0..<n { leibniz += (k % 2 == 0 ? 1 : -1) / Double(2 * k + 1) }
+            #expect(abs(UnitFunction.squareFourier(0.25, terms: n) - 4 / .pi * leibniz) < 1e-12)
+        }
+    }
+
+    @Test("Fourier partial sums converge to the wave where it is smooth (Gibbs only near the jumps)")
+    func fourierLimits() {
+        // Square at ¼: the Leibniz series, error below 4/π · 1/(2n+1).
+        #expect(abs(UnitFunction.squareFourier(0.25, terms: 2000) - 1) < 1e-3)
+        #expect(abs(UnitFunction.squareFourier(0.75, terms: 2000) + 1) < 1e-3)
+        // The article's sawtooth series ½ − (1/π) Σ sin(2πit)/i converges to t on (0, 1): ¼ at ¼.
+        #expect(abs(UnitFunction.sawtoothFourier(0.25, terms: 2001) - 0.25) < 1e-3)
+        #expect(abs(UnitFunction.sawtoothFourier(0.6, terms: 4000) - Article.sawtooth(0.6)) < 1e-3)
+        // Triangle converges everywhere (coefficients fall as 1/i²).
+        for t in [0.1, 0.25, 0.4, 0.5, 0.8] {
+            #expect(abs(UnitFunction.triangleFourier(t, terms: 999) - Article.triangle(t)) < 1e-3, "t=\(t)")
+        }
+        // Away from the jump at 0 and ½ the square sum is within a small error of ±1 …
+        for t in [0.1, 0.2, 0.3, 0.4] {
+            #expect(abs(UnitFunction.squareFourier(t, terms: 1000) - 1) < 0.01, "t=\(t)")
+        }
+        // … while next to the jump the overshoot stays near 9 % (Gibbs), whatever the term count.
+        for n in [50, 200] {
+            var peak = 0.0
+            for j in 1..<2000 { peak = max(peak, UnitFunction.squareFourier(Double(j) / 200_000, terms: n)) }
+            #expect(peak > 1.15 && peak < 1.2, "n=\(n) peak \(peak)")
+        }
+    }
+
+    @Test("fastSin2Pi, the render kernel for sine, agrees with UnitFunction.sine within 1e-5 over [0, 1)")
+    func fastSine() {
+        var worst = 0.0
+        for j in 0..<100_000 {
+            let x = Float(Double(j) / 100_000)
+            worst = max(worst, abs(Double(fastSin2Pi(x)) - UnitFunction.sine(Double(x))))
+        }
+        #expect(worst < 1e-5, "worst error \(worst)")
+        #expect(fastSin2Pi(0) == 0)
+    }
+}
+
+/// Renders one voice directly at a known phase: a constant frequency f makes the phase of sample n
+/// exactly n·f/rate, so every sample can be compared with the reference unit function.
+private func renderVoice(wave: WaveType, frequency f: Double, terms: Int = 10, count: Int, rate: Double = 48_000) -> [Float] {
+    let table = PresetTable([Shape.constant(f, wave: wave)])
+    defer { table.deallocate() }
+    var slot = ShapeSlot(pointCapacity: table.maxPoints)
+    defer { slot.deallocate() }
+    slot.load(0, from: table, sampleRate: rate)
+    let scratch = VoiceScratch(capacity: count)
+    defer { scratch.deallocate() }
+    var voice = Voice()
+    voice.stage = .playing
+    voice.wave = wave
+    voice.terms = terms
+    voice.noteRatio = 1
+    voice.frequency = f
+    voice.ramp(to: 1, samples: 0)
+    var bus = [Float](repeating: 0, count: count)
+    bus.withUnsafeMutableBufferPointer { out in
+        withUnsafeMutablePointer(to: &slot) { s in
+            voice.render(count: count, slot: s, ratio: 1, halfStep: 0.5 / rate, scratch: scratch,
+                         tables: BandLimitedTables.shared.storage, nyquistReciprocal: 2 / rate, into: out.baseAddress!)
+        }
+    }
+    return bus
+}
+
+@Suite("Render kernels hold to the reference unit functions")
+struct KernelTests {
+    @Test("a rendered sine, triangle and sawtooth voice equals UnitFunction at phase n·f/rate within 1e-5",
+          arguments: [WaveType.sine, .triangle, .sawtooth])
+    func naiveVoices(wave: WaveType) {
+        let f = 441.0, rate = 48_000.0
+        let out = renderVoice(wave: wave, frequency: f, count: 4000)
+        var worst = 0.0
+        for n in out.indices {
+            let expected = UnitFunction.value(wave, at: Double(n) * f / rate, terms: 10)
+            worst = max(worst, abs(Double(out[n]) - expected))
+        }
+        #expect(worst < 1e-5, "\(wave) worst error \(worst)")
+    }
+
+    @Test("a rendered square voice equals UnitFunction.square except within a hair of its jumps")
+    func naiveSquare() {
+        let f = 441.0, rate = 48_000.0
+        let out = renderVoice(wave: .square, frequency: f, count: 4000)
+        for n in out.indices {
+            let t = UnitFunction.unitPhase(Double(n) * f / rate)
+            if abs(t - 0.5) < 1e-6 || t < 1e-6 || t > 1 - 1e-6 { continue }
+            #expect(Double(out[n]) == UnitFunction.square(t), "sample \(n) phase \(t)")
+        }
+    }
+
+    @Test("a rendered Fourier voice equals the article's partial sums within 1e-5, for any term count a shape allows",
+          arguments: [(WaveType.squareFourier, 8), (.triangleFourier, 9), (.sawtoothFourier, 12), (.squareFourier, 10),
+                      (.triangleFourier, 512), (.squareFourier, 30), (.sawtoothFourier, 100), (.squareFourier, Shape.maximumFourierTerms)])
+    func fourierVoices(wave: WaveType, terms: Int) {
+        let f = 55.0, rate = 48_000.0
+        let out = renderVoice(wave: wave, frequency: f, terms: terms, count: 3000)
+        var worst = 0.0
+        for n in out.indices {
+            let expected = UnitFunction.value(wave, at: Double(n) * f / rate, terms: terms)
+            worst = max(worst, abs(Double(out[n]) - expected))
+        }
+        #expect(worst < 1e-5, "\(wave) × \(terms) worst error \(worst)")
+    }
+
+    @Test("a rendered band-limited voice equals its harmonic sum (partials below Nyquist) within 1e-5",
+          arguments: [(WaveType.bandLimitedSawtooth, 5000.0), (.bandLimitedSquare, 2500.0), (.bandLimitedTriangle, 3100.0),
+                      (.bandLimitedSawtooth, 9000.0)])
+    func bandLimitedVoices(wave: WaveType, f: Double) {
+        let rate = 48_000.0
+        let out = renderVoice(wave: wave, frequency: f, count: 3000)
+        let harmonics = BandLimitedTables.harmonics(level: BandLimitedTables.level(frequency: f, nyquistReciprocal: 2 / rate))
+        #expect(Double(harmonics) * f < rate / 2)
+        var worst = 0.0
+        for n in out.indices {
+            let expected = BandLimitedSpectrum(wave)!.value(at: Double(n) * f / rate, harmonics: harmonics)
+            worst = max(worst, abs(Double(out[n]) - expected))
+        }
+        #expect(worst < 1e-5, "\(wave) at \(f) Hz worst error \(worst)")
+    }
+}

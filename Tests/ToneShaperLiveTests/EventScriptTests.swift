@@ -1,0 +1,98 @@
+import Testing
+import ToneShaperCore
+import ToneShaperLive
+import ToneShaperMIDI
+
+@Suite("The stdin event script")
+struct EventScriptTests {
+    @Test("the documented example reads as the messages it names, at frames of the given rate")
+    func documentedExample() throws {
+        let script = try EventScript.parse("""
+            # seconds  event  arguments
+            0.5 on 60 100
+            1.0 off 60
+            1.2 cc 74 30
+            1.5 bend 4096
+            2.0 program 3
+            2.2 pressure 90
+            2.5 on 64 90 ch=2   # second channel
+            2.75 ch=16 bend -8192
+            3 on 67
+            """)
+        #expect(script.timedMessages(sampleRate: 48_000) == [
+            TimedMIDIMessage(frame: 24_000, message: .noteOn(channel: 0, note: 60, velocity: 100)),
+            TimedMIDIMessage(frame: 48_000, message: .noteOff(channel: 0, note: 60, velocity: 64)),
+            TimedMIDIMessage(frame: 57_600, message: .controlChange(channel: 0, controller: 74, value: 30)),
+            TimedMIDIMessage(frame: 72_000, message: .pitchBend(channel: 0, value: 4096)),
+            TimedMIDIMessage(frame: 96_000, message: .programChange(channel: 0, program: 3)),
+            TimedMIDIMessage(frame: 105_600, message: .channelPressure(channel: 0, pressure: 90)),
+            TimedMIDIMessage(frame: 120_000, message: .noteOn(channel: 1, note: 64, velocity: 90)),
+            TimedMIDIMessage(frame: 132_000, message: .pitchBend(channel: 15, value: -8192)),
+            TimedMIDIMessage(frame: 144_000, message: .noteOn(channel: 0, note: 67, velocity: 100)),
+        ])
+        #expect(script.durationSeconds == 3)
+    }
+
+    @Test("events are put in time order; equal times keep the order they were written in")
+    func sorted() throws {
+        let script = try EventScript.parse("1 off 60\n0.5 on 60\n1 on 62\n")
+        #expect(script.events.map(\.message) == [.noteOn(channel: 0, note: 60, velocity: 100),
+                                                 .noteOff(channel: 0, note: 60, velocity: 64),
+                                                 .noteOn(channel: 0, note: 62, velocity: 100)])
+    }
+
+    @Test("a bad line is refused with its line number and what is wrong", arguments: [
+        ("0.5 on 60\n1.0 of 60", "stdin:2: unknown event 'of' (expected on, off, cc, bend, program or pressure)"),
+        ("x on 60", "stdin:1: time 'x' is not a number of seconds ≥ 0"),
+        ("-1 on 60", "stdin:1: time '-1' is not a number of seconds ≥ 0"),
+        ("\n\n0 on 128", "stdin:3: a note '128' is not 0...127"),
+        ("0 cc 7", "stdin:1: 'cc' needs a value (0...127)"),
+        ("0 bend 9000", "stdin:1: a bend '9000' is not -8192...8191"),
+        ("0 on 60 100 ch=17", "stdin:1: channel '17' is not 1...16"),
+        ("0 program 3 4", "stdin:1: unexpected '4' after 'program'"),
+        ("0.5", "stdin:1: expected an event after the time (on, off, cc, bend, program, pressure)"),
+    ])
+    func errors(text: String, message: String) {
+        #expect(throws: EventScriptError.self) { try EventScript.parse(text) }
+        do {
+            _ = try EventScript.parse(text)
+        } catch {
+            #expect(error.description == message)
+        }
+    }
+}
+
+@Suite("Learning a controller")
+struct ControllerLearningTests {
+    @Test("the mapping line for fidelity is the default map's range and curve")
+    func fidelityLine() {
+        #expect(ControllerLearning.describe(channel: 0, controller: 21, value: 64) == "cc 21 channel 1 (value 64)")
+        #expect(ControllerLearning.mappingLine(controller: 21, parameter: .fidelity) == "cc 21  fidelity  1 2000 exponential")
+        #expect(ControllerLearning.mappingLine(controller: 22, parameter: .pan, channel: 2) == "cc 22  pan  -1 1 linear channel 3")
+    }
+
+    @Test("every parameter's line is accepted by the mapping-file reader and maps the knob to that parameter")
+    func everyLineParses() throws {
+        for parameter in Parameter.allCases {
+            let line = ControllerLearning.mappingLine(controller: 21, parameter: parameter, channel: 4)
+            let map = try ControllerMapFile.parse(line, file: "learnt.map")
+            let assignment = try #require(map.assignment(channel: 4, controller: 21))
+            #expect(assignment.parameter == parameter)
+            #expect(assignment.value(for: 0) == ControllerLearning.suggestedRange(for: parameter).minimum)
+            #expect(assignment.value(for: 127) == ControllerLearning.suggestedRange(for: parameter).maximum)
+            #expect(map.assignment(channel: 3, controller: 21) == nil)
+        }
+    }
+
+    @Test("channel mode messages and RPN/NRPN selectors are passed over: they are not knobs to map")
+    func firstLearnable() {
+        let found = ControllerLearning.firstControlChange(in: [
+            .noteOn(channel: 0, note: 60, velocity: 1),
+            .controlChange(channel: 0, controller: 121, value: 0),
+            .controlChange(channel: 0, controller: 101, value: 0),
+            .controlChange(channel: 2, controller: 21, value: 64),
+            .controlChange(channel: 0, controller: 7, value: 1),
+        ])
+        #expect(found?.channel == 2 && found?.controller == 21 && found?.value == 64)
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+import ToneShaperAudioFile
+import ToneShaperMIDI
+
+@Suite("toneshaper play and learn, run as programs")
+struct PlayEndToEndTests {
+    static let demo = ProgramRunner.root.appendingPathComponent("Examples/demo.mid").path
+
+    @Test("play --midi-in demo.mid through the capture device equals `toneshaper render` sample for sample; the recordings read back")
+    func playEqualsRender() throws {
+        let work = try Workspace()
+        defer { work.remove() }
+        // render uses 512-frame blocks; the engine's output depends on how frames are grouped into
+        // render calls, so play renders the same blocks with --period 512.
+        let played = try work.run(["play", "--midi-in", Self.demo, "--device", "capture", "--period", "512", "--no-realtime",
+                                   "--record", "take.wav", "--format", "wav32f", "--record-midi", "take.mid"])
+        #expect(played.status == 0, "\(played.stderr)")
+        #expect(played.stderr.isEmpty)
+        let lines = played.stdout.split(separator: "\n").map(String.init)
+        try #require(lines.count == 3, "\(played.stdout)")
+        #expect(lines[0].hasPrefix("playing \(Self.demo) (26.00 s); device capture: 48000 Hz FLOAT_LE, period 512 × 3 frames, latency 32.0 ms"))
+        #expect(lines[1].hasPrefix("stopped after 26.00 s: 0 xruns, "))
+        #expect(lines[1].contains("1248000 frames recorded to take.wav (0 dropped by the recorder)"))
+
+        let rendered = try work.run(["render", Self.demo, "-o", "reference.wav", "--format", "wav32f"])
+        #expect(rendered.status == 0, "\(rendered.stderr)")
+        let reference = try AudioFileReader.read(path: work.path("reference.wav"))
+        #expect(reference.frames == 1_248_000)
+
+        let captured = try work.floats("out.raw")
+        try #require(captured.count >= reference.samples.count)
+        #expect(Array(captured[0..<reference.samples.count]) == reference.samples)
+        #expect(captured[reference.samples.count...].allSatisfy { $0 == 0 })
+
+        let take = try AudioFileReader.read(path: work.path("take.wav"))
+        #expect(take.format == .wav32Float && take.sampleRate == 48_000 && take.channels == 2)
+        #expect(take.samples == reference.samples)
+
+        let original = try MIDIFile.parse([UInt8](Data(contentsOf: URL(fileURLWithPath: Self.demo)))).timedMessages(sampleRate: 48_000)
+        let recorded = try MIDIFile.parse([UInt8](Data(contentsOf: URL(fileURLWithPath: work.path("take.mid"))))).timedMessages(sampleRate: 48_000)
+        func notes(_ messages: [TimedMIDIMessage]) -> [TimedMIDIMessage] {
+            messages.filter { switch $0.message { case .noteOn, .noteOff: return true; default: return false } }
+        }
+        #expect(!notes(original).isEmpty)
+        #expect(notes(recorded) == notes(original))
+        #expect(recorded == original)
+        #expect(lines[2] == "wrote take.mid (\(original.count) events)")
+    }
+
+    @Test("without --midi-in, play needs the sequencer and says so in one line",
+          .enabled(if: !FileManager.default.fileExists(atPath: "/dev/snd/seq")))
+    func noSequencer() throws {
+        let work = try Workspace()
+        defer { work.remove() }
+        let result = try work.run(["play", "--device", "capture"])
+        #expect(result.status != 0)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr == "toneshaper: cannot open the ALSA sequencer: No such file or directory — is the snd-seq kernel module loaded?\n")
+        let learn = try work.run(["learn", "fidelity"])
+        #expect(learn.status != 0)
+        #expect(learn.stderr == result.stderr)
+    }
+
+    @Test("an unknown device is one line naming it")
+    func unknownDevice() throws {
+        let work = try Workspace()
+        defer { work.remove() }
+        let result = try work.run(["play", "--midi-in", Self.demo, "--device", "nosuchdevice"])
+        #expect(result.status != 0)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1)
+        #expect(lines.first?.hasPrefix("toneshaper: cannot open PCM device 'nosuchdevice'") == true)
+    }
+
+    @Test("a bad mapping file and a bad script line are named, with their line number")
+    func badInputs() throws {
+        let work = try Workspace()
+        defer { work.remove() }
+        try "cc 7 volume 0 1\ncc 74 fidelity 1 2000 exponentail\n".write(toFile: work.path("bad.map"), atomically: true, encoding: .utf8)
+        let map = try work.run(["play", "--midi-in", Self.demo, "--device", "capture", "--map", "bad.map"])
+        #expect(map.status != 0)
+        #expect(map.stderr == "toneshaper: bad.map:2: unexpected 'exponentail' (expected linear, exponential or 'channel N')\n")
+        let script = try work.run(["play", "--midi-in", "-", "--device", "capture"], stdin: "0 on 60\n0.5 of 60\n")
+        #expect(script.status != 0)
+        #expect(script.stderr == "toneshaper: stdin:2: unknown event 'of' (expected on, off, cc, bend, program or pressure)\n")
+    }
+
+    @Test("learn reads the first control change of a stdin script and prints a ready mapping line")
+    func learnFromScript() throws {
+        let work = try Workspace()
+        defer { work.remove() }
+        let script = "0.1 on 60 100\n0.2 cc 123 0\n0.3 cc 21 64 ch=1\n0.4 cc 22 1\n"
+        let result = try work.run(["learn", "fidelity", "--midi-in", "-"], stdin: script)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "cc 21 channel 1 (value 64)\ncc 21  fidelity  1 2000 exponential\n")
+        let none = try work.run(["learn", "--midi-in", "-"], stdin: "0 on 60\n")
+        #expect(none.status != 0)
+        #expect(none.stderr == "toneshaper: stdin: no control change\n")
+    }
+
+    @Test("SIGTERM during a long play still leaves a finalised, readable recording")
+    func terminateLeavesReadableFile() throws {
+        let work = try Workspace()
+        defer { work.remove() }
+        // One note held for an hour: far longer than the test waits.
+        let running = try work.start(["play", "--midi-in", "-", "--device", "capture", "--no-realtime",
+                                      "--record", "long.wav", "--tail", "0"], stdin: "0 on 57 100\n3600 off 57\n")
+        running.waitForFirstLine()
+        Thread.sleep(forTimeInterval: 1)
+        running.process.terminate()
+        let result = running.finish()
+        #expect(result.reason == .exit)
+        #expect(result.status == 0, "\(result.stderr)")
+
+        let file = try AudioFileReader.read(path: work.path("long.wav"))
+        #expect(file.format == .wav16 && file.sampleRate == 48_000 && file.channels == 2)
+        #expect(file.frames > 0)
+        #expect(file.frames < 3600 * 48_000)
+        #expect(result.stdout.contains("\(file.frames) frames recorded to long.wav"))
+        #expect(file.samples.contains { $0 != 0 })
+    }
+}
