@@ -67,6 +67,25 @@ public final class BandLimitedTables: @unchecked Sendable {
         return min(levelCount - 1, max(0, q + 1))
     }
 
+    /// The level for `frequency` and a weight toward the next level (fewer partials), rising from
+    /// 0 to 1 across each quarter octave: blending the two makes a sweep lose its top partial
+    /// gradually instead of in one sample, which would click.
+    @inline(__always) public static func blend(frequency: Double, nyquistReciprocal: Double) -> (level: Int, weight: Float) {
+        let r = abs(frequency) * Double(maxHarmonics) * nyquistReciprocal
+        let bits = r.bitPattern
+        let e = Int((bits >> 52) & 0x7FF) - 1023
+        let m = Double(bitPattern: (bits & 0x000F_FFFF_FFFF_FFFF) | 0x3FF0_0000_0000_0000)
+        let t1 = 1.189_207_115_002_721, t2 = 1.414_213_562_373_095, t3 = 1.681_792_830_507_429
+        let a1 = m >= t1, a2 = m >= t2, a3 = m >= t3
+        let q = 4 * e + (a1 ? 1 : 0) + (a2 ? 1 : 0) + (a3 ? 1 : 0)
+        let lo = a3 ? t3 : (a2 ? t2 : (a1 ? t1 : 1))
+        let hi = a3 ? 2 : (a2 ? t3 : (a1 ? t2 : t1))
+        let level = q + 1
+        if level < 0 { return (0, 0) }
+        if level >= levelCount - 1 { return (levelCount - 1, 0) }
+        return (level, Float((m - lo) / (hi - lo)))
+    }
+
     /// Start of the table for a band-limited wave type at a level.
     @inline(__always) static func table(_ storage: UnsafeMutablePointer<Float>, _ type: WaveType, level: Int) -> UnsafeMutablePointer<Float> {
         let w: Int

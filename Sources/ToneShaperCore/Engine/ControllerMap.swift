@@ -30,7 +30,7 @@ public enum Parameter: String, CaseIterable, Codable, Sendable, BitwiseCopyable 
         case .fidelity: return 1...Double(Shape.maximumFidelity)
         case .echoDelay: return 0.001...Shape.maximumEchoDelay
         case .echoVolume: return 0...0.95
-        case .waveType: return 0...Double(WaveType.allCases.count - 1)
+        case .waveType: return 0...Double(WaveType.count - 1)
         case .attack: return 0...10
         case .release: return 0...30
         case .pitchBendRange: return 0...48

@@ -17,6 +17,9 @@ public final class Engine: @unchecked Sendable {
     let voiceCount: Int
     let parts: UnsafeMutablePointer<Part>
     let slots: UnsafeMutablePointer<ShapeSlot>
+    let slotCount: Int
+    /// How many voices play each slot.
+    let slotUsers: UnsafeMutablePointer<Int>
     let partRatio: UnsafeMutablePointer<Double>
     let buses: UnsafeMutablePointer<Float>
     let scratch: VoiceScratch
@@ -63,20 +66,27 @@ public final class Engine: @unchecked Sendable {
         partRatio.initialize(repeating: 1, count: 16)
         buses = .allocate(capacity: 16 * maxBlock)
         buses.initialize(repeating: 0, count: 16 * maxBlock)
-        slots = .allocate(capacity: 32)
-        for i in 0..<32 { (slots + i).initialize(to: ShapeSlot(pointCapacity: presets.maxPoints)) }
+        // One slot per part plus one per voice: however many program changes happen, every sounding
+        // note keeps the slot it started on and a free one is always left for the next change.
+        slotCount = 16 + voiceCount
+        slots = .allocate(capacity: slotCount)
+        for i in 0..<slotCount { (slots + i).initialize(to: ShapeSlot(pointCapacity: presets.maxPoints)) }
+        slotUsers = .allocate(capacity: slotCount)
+        slotUsers.initialize(repeating: 0, count: slotCount)
         parts = .allocate(capacity: 16)
         for p in 0..<16 {
             (parts + p).initialize(to: Part(echo: EchoLine(maxDelaySeconds: Shape.maximumEchoDelay, sampleRate: rate)))
+        }
+        for p in 0..<16 {
             let preset = p < configuration.channelPresets.count ? configuration.channelPresets[p] : 0
             selectPreset(min(max(preset, 0), presets.count - 1), part: p)
         }
     }
 
     deinit {
-        for i in 0..<32 { slots[i].deallocate() }
+        for i in 0..<slotCount { slots[i].deallocate() }
         for p in 0..<16 { parts[p].echo.deallocate() }
-        slots.deinitialize(count: 32); slots.deallocate()
+        slots.deinitialize(count: slotCount); slots.deallocate(); slotUsers.deallocate()
         parts.deinitialize(count: 16); parts.deallocate()
         voices.deinitialize(count: voiceCount); voices.deallocate()
         partRatio.deallocate(); buses.deallocate(); scratch.deallocate(); presets.deallocate()
@@ -142,7 +152,7 @@ public final class Engine: @unchecked Sendable {
                 part.pointee.dcX = 0; part.pointee.dcY = 0
                 continue
             }
-            slots[2 * p + part.pointee.currentSlot].glide(table: presets, sampleRate: sampleRate, coefficient: glideCoefficient)
+            slots[part.pointee.currentSlot].glide(table: presets, sampleRate: sampleRate, coefficient: glideCoefficient)
             if part.pointee.vibratoDepth > 0 {
                 part.pointee.vibratoPhase = fractionalPart(part.pointee.vibratoPhase + 5.5 * seconds)
             }
@@ -248,11 +258,20 @@ public final class Engine: @unchecked Sendable {
         }
     }
 
-    /// Loads a preset into the part's free slot; sounding notes keep the slot they started on.
+    /// A slot no voice plays and no part has current (one always exists: see `slotCount`).
+    func freeSlot() -> Int {
+        search: for s in 0..<slotCount where slotUsers[s] == 0 {
+            for p in 0..<16 where parts[p].currentSlot == s { continue search }
+            return s
+        }
+        preconditionFailure("slot pool exhausted")
+    }
+
+    /// Loads a preset into a free slot; sounding notes keep the slot they started on.
     func selectPreset(_ index: Int, part p: Int) {
         let part = parts + p
-        let slot = 1 - part.pointee.currentSlot
-        slots[2 * p + slot].load(index, from: presets, sampleRate: sampleRate)
+        let slot = freeSlot()
+        slots[slot].load(index, from: presets, sampleRate: sampleRate)
         part.pointee.currentSlot = slot
         part.pointee.program = presets.info[index].program
         let info = presets.info[index]
@@ -309,7 +328,7 @@ public final class Engine: @unchecked Sendable {
     public func setParameter(_ parameter: Parameter, _ rawValue: Double, part p: Int) {
         let value = min(max(rawValue, parameter.limits.lowerBound), parameter.limits.upperBound)
         let part = parts + p
-        let slot = slots + (2 * p + part.pointee.currentSlot)
+        let slot = slots + part.pointee.currentSlot
         switch parameter {
         case .amplitude:
             part.pointee.shapeAmplitude = value
@@ -323,7 +342,7 @@ public final class Engine: @unchecked Sendable {
         case .echoVolume:
             part.pointee.echo.volumeTarget = Float(value)
             if value > 0 { wake(p) }
-        case .waveType: part.pointee.wave = WaveType.allCases[Int(value.rounded())]
+        case .waveType: part.pointee.wave = WaveType(index: Int(value.rounded()))
         case .attack: part.pointee.attack = value
         case .release: part.pointee.release = value
         case .pitchBendRange: part.pointee.bendRange = value
@@ -413,8 +432,10 @@ public final class Engine: @unchecked Sendable {
     func start(_ v: UnsafeMutablePointer<Voice>, part p: Int, note: UInt8, velocity: UInt8, retrigger: Bool) {
         let part = parts + p
         wake(p)
-        let slotIndex = 2 * p + part.pointee.currentSlot
+        let slotIndex = part.pointee.currentSlot
         let info = presets.info[slots[slotIndex].preset]
+        if v.pointee.stage != .idle { slotUsers[v.pointee.slot] -= 1 }
+        slotUsers[slotIndex] += 1
         if v.pointee.stage == .idle { part.pointee.activeVoices += 1 }
         else if v.pointee.part != p {
             parts[v.pointee.part].activeVoices -= 1
@@ -435,6 +456,7 @@ public final class Engine: @unchecked Sendable {
         v.pointee.envelopeDecay = _exp(-info.envelopeRate / sampleRate)
         v.pointee.noteRatio = _exp2((Double(note) - Double(info.rootNote)) / 12)
         v.pointee.u = 0
+        v.pointee.curveLastX = slots[slotIndex].curve.lastX
         v.pointee.segment = 0
         v.pointee.envelope = 1
         v.pointee.smoothedEnvelope = 1
@@ -456,7 +478,7 @@ public final class Engine: @unchecked Sendable {
         guard !part.pointee.audible else { return }
         part.pointee.audible = true
         part.pointee.peak = 0
-        let slot = slots + (2 * p + part.pointee.currentSlot)
+        let slot = slots + part.pointee.currentSlot
         if slot.pointee.duration != slot.pointee.durationTarget || slot.pointee.fidelity != slot.pointee.fidelityTarget {
             slot.pointee.duration = slot.pointee.durationTarget
             slot.pointee.fidelity = slot.pointee.fidelityTarget
@@ -484,6 +506,7 @@ public final class Engine: @unchecked Sendable {
             start(v, part: pending, note: v.pointee.pendingNote, velocity: v.pointee.pendingVelocity, retrigger: false)
         } else {
             parts[v.pointee.part].activeVoices -= 1
+            slotUsers[v.pointee.slot] -= 1
             v.pointee.stage = .idle
         }
     }

@@ -1,6 +1,7 @@
 /// A MIDI channel's state: its preset slots, controllers and its bus (gain, echo, pan).
 struct Part {
-    var currentSlot = 0
+    /// Index of the slot new notes start on (in the engine's slot pool).
+    var currentSlot = -1
     var program = 0
 
     // Bus parameters. Amplitude ramps linearly per sample; pan per block.

@@ -26,6 +26,9 @@ struct Voice {
 
     // Position in the shape (curve units) and its segment cursor.
     var u: Double = 0
+    /// The curve's extent when `u` was last set: a fidelity change rescales u by the new extent,
+    /// so the note keeps its place in the shape.
+    var curveLastX: Double = 1
     var segment = 0
     var envelope: Double = 1
     /// The envelope as applied: follows `envelope` within ~1 ms, so the jump back to full level
@@ -63,14 +66,17 @@ struct Voice {
 /// Per-block scratch the voice kernels share (one voice at a time), allocated once.
 struct VoiceScratch {
     let phase: UnsafeMutablePointer<Float>
+    /// The same phase in Double, for the Fourier series whose high partials need it.
+    let precisePhase: UnsafeMutablePointer<Double>
     let frequency: UnsafeMutablePointer<Float>
     let gain: UnsafeMutablePointer<Float>
     init(capacity: Int) {
         phase = .allocate(capacity: capacity)
+        precisePhase = .allocate(capacity: capacity)
         frequency = .allocate(capacity: capacity)
         gain = .allocate(capacity: capacity)
     }
-    func deallocate() { phase.deallocate(); frequency.deallocate(); gain.deallocate() }
+    func deallocate() { phase.deallocate(); precisePhase.deallocate(); frequency.deallocate(); gain.deallocate() }
 }
 
 extension Voice {
@@ -85,18 +91,23 @@ extension Voice {
         let du = s.pointee.du, period = s.pointee.period
         let invPeriod = 1 / period
         var u = self.u
+        if curve.lastX != curveLastX {
+            u *= curve.lastX / curveLastX
+            curveLastX = curve.lastX
+        }
         if u >= period { u -= period * Double(Int(u / period)) }
         var seg = curve.segment(containing: u)
         var phase = self.phase, f = self.frequency
         var g = gain, env = envelope, smoothed = smoothedEnvelope
         let kind = envelopeKind, decay = envelopeDecay, smoothing = envelopeSmoothing
-        let ph = scratch.phase, fr = scratch.frequency, ga = scratch.gain
+        let ph = scratch.phase, pd = scratch.precisePhase, fr = scratch.frequency, ga = scratch.gain
 
         for n in 0..<count {
             // Output of this sample from the current state.
             let e: Double = kind == 0 ? 1 : (kind == 1 ? 1 - u * invPeriod : env)
             smoothed += (e - smoothed) * smoothing
             ph[n] = Float(phase)
+            pd[n] = phase
             fr[n] = Float(f)
             ga[n] = Float(g * smoothed)
             // Advance to the next sample.
@@ -130,12 +141,16 @@ extension Voice {
         case .sawtooth:
             for n in 0..<count { bus[n] += ph[n] * ga[n] }
         case .squareFourier, .triangleFourier, .sawtoothFourier:
-            Voice.mixFourier(wave, terms: terms, count: count, phase: ph, gain: ga, into: bus)
+            Voice.mixFourier(wave, terms: terms, count: count, phase: pd, gain: ga, into: bus)
         case .bandLimitedSquare, .bandLimitedTriangle, .bandLimitedSawtooth:
+            let last = BandLimitedTables.levelCount - 1
             for n in 0..<count {
-                let level = BandLimitedTables.level(frequency: Double(fr[n]), nyquistReciprocal: nyquistReciprocal)
-                let table = BandLimitedTables.table(tables, wave, level: level)
-                bus[n] += BandLimitedTables.lookup(table, phase: ph[n]) * ga[n]
+                let (level, w) = BandLimitedTables.blend(frequency: Double(fr[n]), nyquistReciprocal: nyquistReciprocal)
+                let rich = BandLimitedTables.table(tables, wave, level: level)
+                let lean = BandLimitedTables.table(tables, wave, level: min(level + 1, last))
+                let a = BandLimitedTables.lookup(rich, phase: ph[n])
+                let b = BandLimitedTables.lookup(lean, phase: ph[n])
+                bus[n] += (a + (b - a) * w) * ga[n]
             }
         case .noise:
             var x = noise
@@ -149,14 +164,13 @@ extension Voice {
 
     /// The article's Fourier partial sums, with sin(kθ) from the Chebyshev recurrence
     /// sin((k+1)θ) = 2cosθ·sin(kθ) − sin((k−1)θ): one sine and one cosine per sample, not one per term.
-    static func mixFourier(_ wave: WaveType, terms: Int, count: Int, phase: UnsafeMutablePointer<Float>,
+    static func mixFourier(_ wave: WaveType, terms: Int, count: Int, phase: UnsafeMutablePointer<Double>,
                            gain: UnsafeMutablePointer<Float>, into bus: UnsafeMutablePointer<Float>) {
         for n in 0..<count {
-            let p = phase[n]
-            let s1 = Double(fastSin2Pi(p))
-            var q = p + 0.25
-            if q >= 1 { q -= 1 }
-            let c1 = Double(fastSin2Pi(q))
+            // Seeded with libm in Double: the recurrence carries any seed error into every term.
+            let angle = 2 * Double.pi * phase[n]
+            let s1 = _sin(angle)
+            let c1 = _cos(angle)
             let twoC = 2 * c1
             var sPrev = 0.0, s = s1  // sin(0θ), sin(1θ)
             var sum = 0.0

@@ -60,7 +60,8 @@ public enum ShapeExport {
                                    sampleRate: Double) -> (messages: [TimedMIDIMessage], frames: Int) {
         let cycleFrames = max(2, Int(shape.duration * sampleRate))
         let held = cycles * cycleFrames
-        let tail = Int((shape.release + 0.01) * sampleRate) + (shape.echo.volume > 0 ? echoTailFrames(shape, sampleRate) : 0)
+        // Release, plus a second for the DC blocker (1 Hz) to settle after a sawtooth's mean is released.
+        let tail = Int((shape.release + 1) * sampleRate) + (shape.echo.volume > 0 ? echoTailFrames(shape, sampleRate) : 0)
         return ([TimedMIDIMessage(frame: 0, message: .noteOn(channel: 0, note: note, velocity: velocity)),
                  TimedMIDIMessage(frame: Int64(held), message: .noteOff(channel: 0, note: note, velocity: 64))],
                 held + tail)

@@ -9,7 +9,8 @@ public enum ShapeFile {
     struct Document: Codable {
         var name: String?
         var description: String?
-        var program: Int?
+        // Integers are read as numbers and checked here, so "fidelity": 12.5 is reported by name.
+        var program: Double?
         var duration: Double?
         var minFrequency: Double?
         var maxFrequency: Double?
@@ -18,9 +19,9 @@ public enum ShapeFile {
         var amplitude: Double?
         var envelope: AmplitudeEnvelope?
         var echo: EchoDocument?
-        var fidelity: Int?
-        var fourierTerms: Int?
-        var rootNote: Int?
+        var fidelity: Double?
+        var fourierTerms: Double?
+        var rootNote: Double?
         var attack: Double?
         var release: Double?
     }
@@ -39,7 +40,7 @@ public enum ShapeFile {
         do {
             doc = try JSONDecoder().decode(Document.self, from: data)
         } catch let error as DecodingError {
-            throw describe(error, file: file)
+            throw describe(error, file: file, data: data)
         } catch {
             throw ShapeError(file: file, field: "(file)", value: "", reason: "\(error)")
         }
@@ -55,6 +56,17 @@ public enum ShapeFile {
             }
             points.append(Shape.Point(time: pair[0], frequency: pair[1]))
         }
+        func integer(_ value: Double?, _ field: String, default fallback: Int) throws(ShapeError) -> Int {
+            guard let value else { return fallback }
+            guard value == value.rounded(), abs(value) < 1e9 else {
+                throw ShapeError(file: file, field: field, value: "\(value)", reason: "must be a whole number")
+            }
+            return Int(value)
+        }
+        let program = try integer(doc.program, "program", default: 0)
+        let fidelity = try integer(doc.fidelity, "fidelity", default: 1000)
+        let fourierTerms = try integer(doc.fourierTerms, "fourierTerms", default: 10)
+        let rootNote = try integer(doc.rootNote, "rootNote", default: 69)
         let waveName = doc.wave ?? "sine"
         guard let wave = WaveType(rawValue: waveName) else {
             throw ShapeError(file: file, field: "wave", value: "'\(waveName)'",
@@ -62,12 +74,12 @@ public enum ShapeFile {
         }
         let freqs = points.map(\.frequency)
         let shape = Shape(
-            name: doc.name ?? fallbackName, description: doc.description ?? "", program: doc.program ?? 0,
+            name: doc.name ?? fallbackName, description: doc.description ?? "", program: program,
             points: points, duration: duration,
             minFrequency: doc.minFrequency ?? (freqs.min() ?? 1), maxFrequency: doc.maxFrequency ?? (freqs.max() ?? 1),
             wave: wave, amplitude: doc.amplitude ?? 0.5, envelope: doc.envelope ?? .constant,
             echo: doc.echo.map { Shape.Echo(delay: $0.delay, volume: $0.volume) } ?? .off,
-            fidelity: doc.fidelity ?? 1000, fourierTerms: doc.fourierTerms ?? 10, rootNote: doc.rootNote ?? 69,
+            fidelity: fidelity, fourierTerms: fourierTerms, rootNote: rootNote,
             attack: doc.attack ?? 0.005, release: doc.release ?? 0.05)
         do {
             try shape.validate()
@@ -81,19 +93,32 @@ public enum ShapeFile {
 
     public static func encode(_ shape: Shape) throws -> Data {
         let doc = Document(
-            name: shape.name, description: shape.description, program: shape.program, duration: shape.duration,
+            name: shape.name, description: shape.description, program: Double(shape.program), duration: shape.duration,
             minFrequency: shape.minFrequency, maxFrequency: shape.maxFrequency,
             points: shape.points.map { [$0.time, $0.frequency] }, wave: shape.wave.rawValue,
             amplitude: shape.amplitude, envelope: shape.envelope,
-            echo: EchoDocument(delay: shape.echo.delay, volume: shape.echo.volume), fidelity: shape.fidelity,
-            fourierTerms: shape.fourierTerms, rootNote: shape.rootNote, attack: shape.attack, release: shape.release)
+            echo: EchoDocument(delay: shape.echo.delay, volume: shape.echo.volume), fidelity: Double(shape.fidelity),
+            fourierTerms: Double(shape.fourierTerms), rootNote: Double(shape.rootNote), attack: shape.attack, release: shape.release)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         return try encoder.encode(doc)
     }
 
     /// Turns Foundation's decoding error into "field 'x' = …: reason".
-    static func describe(_ error: DecodingError, file: String?) -> ShapeError {
+    static func describe(_ error: DecodingError, file: String?, data: Data) -> ShapeError {
+        /// The offending value as written in the file, found by walking the coding path.
+        func rawValue(_ keys: [CodingKey]) -> String {
+            guard var node = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else { return "(wrong type)" }
+            for k in keys {
+                if let i = k.intValue, let array = node as? [Any], i < array.count { node = array[i] }
+                else if let object = node as? [String: Any], let next = object[k.stringValue] { node = next }
+                else { return "(wrong type)" }
+            }
+            if let string = node as? String { return "'\(string)'" }
+            if let data = try? JSONSerialization.data(withJSONObject: node, options: [.fragmentsAllowed]),
+               let text = String(data: data, encoding: .utf8) { return text }
+            return "(wrong type)"
+        }
         func path(_ keys: [CodingKey]) -> String {
             var s = ""
             for k in keys {
@@ -103,7 +128,8 @@ public enum ShapeFile {
         }
         switch error {
         case .typeMismatch(let type, let ctx):
-            return ShapeError(file: file, field: path(ctx.codingPath), value: "(wrong type)", reason: "expected \(type)")
+            return ShapeError(file: file, field: path(ctx.codingPath), value: rawValue(ctx.codingPath),
+                              reason: "wrong type, expected \(type == Double.self ? "a number" : "\(type)")")
         case .valueNotFound(let type, let ctx):
             return ShapeError(file: file, field: path(ctx.codingPath), value: "null", reason: "expected \(type)")
         case .keyNotFound(let key, let ctx):

@@ -18,6 +18,26 @@ public enum WaveType: String, Codable, CaseIterable, Sendable {
     /// Stable small integer, used when a controller selects the wave type.
     public var index: Int { WaveType.allCases.firstIndex(of: self)! }
 
+    /// Number of wave types (a constant, so the audio thread never builds `allCases`).
+    public static let count = 11
+
+    /// The wave type with a given index, clamped; a switch, so it allocates nothing.
+    public init(index: Int) {
+        switch index {
+        case ...0: self = .sine
+        case 1: self = .square
+        case 2: self = .triangle
+        case 3: self = .sawtooth
+        case 4: self = .squareFourier
+        case 5: self = .triangleFourier
+        case 6: self = .sawtoothFourier
+        case 7: self = .bandLimitedSquare
+        case 8: self = .bandLimitedTriangle
+        case 9: self = .bandLimitedSawtooth
+        default: self = .noise
+        }
+    }
+
     public var isBandLimited: Bool {
         self == .bandLimitedSquare || self == .bandLimitedTriangle || self == .bandLimitedSawtooth
     }
