@@ -19,8 +19,8 @@ struct PlayCommand: ParsableCommand {
             --record-midi file written, and a summary printed.
 
             --midi-in FILE.mid plays a Standard MIDI File with every event at its exact frame and \
-            stops --tail seconds after its last event; with --period 512 (the block size `render` \
-            uses) the sound equals `toneshaper render` of the file sample for sample. \
+            stops --tail seconds after its last event; at any --period the sound equals \
+            `toneshaper render` of the file sample for sample. \
             --midi-in - reads an event script from stdin, one event per line:
               SECONDS on NOTE [VELOCITY] | off NOTE [VELOCITY] | cc CONTROLLER VALUE |
               bend -8192..8191 | program N | pressure VALUE      [ch=1..16, default 1]

@@ -11,15 +11,15 @@ struct PlayEndToEndTests {
     func playEqualsRender() throws {
         let work = try Workspace()
         defer { work.remove() }
-        // render uses 512-frame blocks; the engine's output depends on how frames are grouped into
-        // render calls, so play renders the same blocks with --period 512.
-        let played = try work.run(["play", "--midi-in", Self.demo, "--device", "capture", "--period", "512", "--no-realtime",
+        // render uses 512-frame blocks and play the default 128-frame periods: the engine's control grid
+        // runs on absolute frames, so how frames are grouped into render calls must not matter.
+        let played = try work.run(["play", "--midi-in", Self.demo, "--device", "capture", "--no-realtime",
                                    "--record", "take.wav", "--format", "wav32f", "--record-midi", "take.mid"])
         #expect(played.status == 0, "\(played.stderr)")
         #expect(played.stderr.isEmpty)
         let lines = played.stdout.split(separator: "\n").map(String.init)
         try #require(lines.count == 3, "\(played.stdout)")
-        #expect(lines[0].hasPrefix("playing \(Self.demo) (26.00 s); device capture: 48000 Hz FLOAT_LE, period 512 × 3 frames, latency 32.0 ms"))
+        #expect(lines[0].hasPrefix("playing \(Self.demo) (26.00 s); device capture: 48000 Hz FLOAT_LE, period 128 × 3 frames, latency 8.0 ms"))
         #expect(lines[1].hasPrefix("stopped after 26.00 s: 0 xruns, "))
         #expect(lines[1].contains("1248000 frames recorded to take.wav (0 dropped by the recorder)"))
 
