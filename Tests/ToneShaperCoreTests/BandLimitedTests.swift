@@ -40,6 +40,29 @@ struct BandLimitedTests {
         }
     }
 
+    @Test("the render loop's Float level blend agrees with the Double one: same level, weight within 1e-5, continuous at level changes")
+    func floatBlendMatches() {
+        let nyquistReciprocal = 2 / 48_000.0
+        let scale = Float(Double(BandLimitedTables.maxHarmonics) * nyquistReciprocal)
+        var f = 20.0
+        var previous: (level: Int, weight: Float)?
+        while f < 30_000 {
+            let exact = BandLimitedTables.blend(frequency: f, nyquistReciprocal: nyquistReciprocal)
+            let fast = BandLimitedTables.blend(scaledFrequency: Float(f) * scale)
+            if fast.level == exact.level {
+                #expect(abs(fast.weight - exact.weight) < 1e-5, "f = \(f)")
+            } else {
+                // Only within rounding of a boundary, where both sides mean the same leaner table.
+                #expect(abs(fast.level - exact.level) == 1 && (exact.weight > 0.9999 || exact.weight < 0.0001), "f = \(f)")
+            }
+            if let p = previous, p.level != fast.level {
+                #expect(fast.level == p.level + 1 && p.weight > 0.99 && fast.weight < 0.01, "jump at f = \(f)")
+            }
+            previous = fast
+            f *= 1.0001
+        }
+    }
+
     @Test("a steady 5 kHz band-limited sawtooth has lines only at 5, 10, 15, 20 kHz; the naive one aliases",
           arguments: [WaveType.bandLimitedSawtooth, .bandLimitedSquare])
     func steadyFiveKilohertz(wave: WaveType) throws {

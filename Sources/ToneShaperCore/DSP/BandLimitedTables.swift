@@ -15,7 +15,9 @@ public final class BandLimitedTables: @unchecked Sendable {
     /// [wave][level][tableSize + 1] (one guard sample for interpolation), allocated once.
     let storage: UnsafeMutablePointer<Float>
     static let stride = tableSize + 1
-    static let waveStride = stride * levelCount
+    /// Each wave keeps one extra table after its last level (a copy of it), so "the next, leaner
+    /// level" is always a valid table and the render loop needs no bounds check.
+    static let waveStride = stride * (levelCount + 1)
 
     public init() {
         let waves = 3
@@ -41,6 +43,9 @@ public final class BandLimitedTables: @unchecked Sendable {
                 let base = storage + w * Self.waveStride + level * Self.stride
                 for j in 0..<n { base[j] = Float(acc[j]) }
                 base[n] = base[0]
+                if level == Self.levelCount - 1 {
+                    (base + Self.stride).update(from: base, count: Self.stride)
+                }
             }
         }
     }
@@ -84,6 +89,31 @@ public final class BandLimitedTables: @unchecked Sendable {
         if level < 0 { return (0, 0) }
         if level >= levelCount - 1 { return (levelCount - 1, 0) }
         return (level, Float((m - lo) / (hi - lo)))
+    }
+
+    /// `blend` for the render loop, in Float: r = f·maxHarmonics/nyquist is given directly.
+    /// The table test holds it to the Double version.
+    @inline(__always) static func blend(scaledFrequency r: Float) -> (level: Int, weight: Float) {
+        let bits = r.bitPattern
+        let e = Int((bits >> 23) & 0xFF) - 127
+        let m = Float(bitPattern: (bits & 0x007F_FFFF) | 0x3F80_0000)
+        let t1: Float = 1.189_207_1, t2: Float = 1.414_213_6, t3: Float = 1.681_792_8
+        let a1 = m >= t1, a2 = m >= t2, a3 = m >= t3
+        let q = 4 * e + (a1 ? 1 : 0) + (a2 ? 1 : 0) + (a3 ? 1 : 0)
+        let lo: Float = a3 ? t3 : (a2 ? t2 : (a1 ? t1 : 1))
+        let inverseSpan: Float = a3 ? 1 / (2 - t3) : (a2 ? 1 / (t3 - t2) : (a1 ? 1 / (t2 - t1) : 1 / (t1 - 1)))
+        let level = q + 1
+        let inRange = level >= 0 && level < levelCount - 1
+        return (min(max(level, 0), levelCount - 1), inRange ? (m - lo) * inverseSpan : 0)
+    }
+
+    /// First table of a band-limited wave type.
+    @inline(__always) static func waveBase(_ storage: UnsafeMutablePointer<Float>, _ type: WaveType) -> UnsafeMutablePointer<Float> {
+        switch type {
+        case .bandLimitedSquare: return storage
+        case .bandLimitedTriangle: return storage + waveStride
+        default: return storage + 2 * waveStride
+        }
     }
 
     /// Start of the table for a band-limited wave type at a level.

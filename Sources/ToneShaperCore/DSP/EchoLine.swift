@@ -43,6 +43,28 @@ struct EchoLine {
         var w = writeIndex
         let cap = capacity
         let maxDelay = Double(cap - 3)
+        if d == delayTarget && vol == target {
+            // Settled (the usual case): the read offset and its fraction are the same for every sample.
+            let dd = min(max(d, 1), maxDelay)
+            let whole = Int(dd)
+            let frac = Float(dd - Double(whole))
+            var r = w - whole - 1
+            if r < 0 { r += cap }
+            for n in 0..<count {
+                // Reading one sample further back and forward by (1 − frac) equals reading back dd.
+                let r1 = r + 1 == cap ? 0 : r + 1
+                let delayed = buffer[r1] + (buffer[r] - buffer[r1]) * frac
+                let y = io[n] + vol * delayed
+                buffer[w] = y
+                io[n] = y
+                w += 1
+                if w == cap { w = 0 }
+                r = r1
+            }
+            writeIndex = w
+            if volume == 0 { clear() }
+            return
+        }
         for n in 0..<count {
             d += (delayTarget - d) * glide
             let dd = min(max(d, 1), maxDelay)
@@ -60,7 +82,9 @@ struct EchoLine {
             if w == cap { w = 0 }
         }
         volume = vol
-        delaySamples = d
+        // The glide approaches its target only asymptotically: snap when a hair away, so the
+        // settled fast path takes over.
+        delaySamples = abs(delayTarget - d) < 1e-6 ? delayTarget : d
         writeIndex = w
         if volume == 0 { clear() }
     }

@@ -43,7 +43,8 @@ public final class Engine: @unchecked Sendable {
 
     public init(library: PresetLibrary, configuration: EngineConfiguration = EngineConfiguration(),
                 controllerMap: ControllerMap = .standard) {
-        precondition(configuration.voices >= 1 && configuration.maxBlock >= 1)
+        precondition(configuration.voices >= 1 && configuration.maxBlock >= 8 && configuration.maxBlock % 8 == 0,
+                     "maxBlock must be a positive multiple of 8 (the band-limited level grid)")
         self.configuration = configuration
         self.library = library
         self.controllerMap = controllerMap
@@ -174,7 +175,7 @@ public final class Engine: @unchecked Sendable {
         for i in 0..<voiceCount where voices[i].stage != .idle {
             let v = voices + i
             let p = v.pointee.part
-            v.pointee.render(count: count, slot: slots + v.pointee.slot, ratio: v.pointee.noteRatio * partRatio[p],
+            v.pointee.render(count: count, intoPeriod: intoPeriod, slot: slots + v.pointee.slot, ratio: v.pointee.noteRatio * partRatio[p],
                              halfStep: halfStep, scratch: scratch, tables: tables,
                              nyquistReciprocal: nyquistReciprocal, into: buses + p * maxBlock)
         }
@@ -202,8 +203,13 @@ public final class Engine: @unchecked Sendable {
         var x1 = part.pointee.dcX, y1 = part.pointee.dcY
         let dcPole = self.dcPole
         for n in 0..<count {
-            a += min(max(target - a, -maxStep), maxStep)
-            let x = bus[n] * Float(a)
+            let x: Float
+            if a == target {
+                x = bus[n] * Float(a)
+            } else {
+                a += min(max(target - a, -maxStep), maxStep)
+                x = bus[n] * Float(a)
+            }
             // One-pole DC blocker with a 1 Hz corner: removes the sawtooth's mean without drooping low notes.
             let y = x - x1 + dcPole * y1
             x1 = x; y1 = y
@@ -467,6 +473,8 @@ public final class Engine: @unchecked Sendable {
             v.pointee.gain = 0
             v.pointee.noise = UInt32(truncatingIfNeeded: order &* 0x9E37_79B9_7F4A_7C15 >> 32) | 1
         }
+        let scaled = Float(v.pointee.frequency * Double(BandLimitedTables.maxHarmonics) * nyquistReciprocal)
+        (v.pointee.blendLevel, v.pointee.blendWeight) = BandLimitedTables.blend(scaledFrequency: scaled * 1.01)
         let attackSamples = max(32, Int(part.pointee.attack * sampleRate))
         v.pointee.ramp(to: Engine.velocityGain(velocity), samples: attackSamples)
     }

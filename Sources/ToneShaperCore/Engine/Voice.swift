@@ -50,6 +50,9 @@ struct Voice {
     var pendingPart = -1
 
     var noise: UInt32 = 0x9E37_79B9
+    /// Band-limited table level and blend weight, chosen every 8 samples of absolute time.
+    var blendLevel = 0
+    var blendWeight: Float = 0
 
     /// Sets a linear ramp from the current gain to `target` over `samples` samples.
     mutating func ramp(to target: Double, samples: Int) {
@@ -83,49 +86,38 @@ extension Voice {
     /// Advances the voice `count` samples: pass 1 (sequential) integrates the phase and computes
     /// the gain; pass 2 (independent per sample, vectorisable) evaluates the wave and mixes it in.
     @inline(__always)
-    mutating func render(count: Int, slot s: UnsafeMutablePointer<ShapeSlot>, ratio: Double, halfStep: Double,
+    mutating func render(count: Int, intoPeriod: Int, slot s: UnsafeMutablePointer<ShapeSlot>, ratio: Double, halfStep: Double,
                          scratch: VoiceScratch, tables: UnsafeMutablePointer<Float>, nyquistReciprocal: Double,
                          into bus: UnsafeMutablePointer<Float>) {
         let curve = s.pointee.curve
-        let end = curve.end, slope = curve.slope, intercept = curve.intercept
-        let du = s.pointee.du, period = s.pointee.period
-        let invPeriod = 1 / period
+        let period = s.pointee.period
         var u = self.u
         if curve.lastX != curveLastX {
             u *= curve.lastX / curveLastX
             curveLastX = curve.lastX
         }
         if u >= period { u -= period * Double(Int(u / period)) }
-        var seg = curve.segment(containing: u)
-        var phase = self.phase, f = self.frequency
-        var g = gain, env = envelope, smoothed = smoothedEnvelope
-        let kind = envelopeKind, decay = envelopeDecay, smoothing = envelopeSmoothing
-        let ph = scratch.phase, pd = scratch.precisePhase, fr = scratch.frequency, ga = scratch.gain
-
-        for n in 0..<count {
-            // Output of this sample from the current state.
-            let e: Double = kind == 0 ? 1 : (kind == 1 ? 1 - u * invPeriod : env)
-            smoothed += (e - smoothed) * smoothing
-            ph[n] = Float(phase)
-            pd[n] = phase
-            fr[n] = Float(f)
-            ga[n] = Float(g * smoothed)
-            // Advance to the next sample.
-            u += du
-            if u >= period { u -= period; seg = 0; env = 1 } else { env *= decay }
-            while u >= end[seg] { seg += 1 }
-            let fNext = (intercept[seg] + slope[seg] * u) * ratio
-            phase += (f + fNext) * halfStep
-            f = fNext
-            phase -= Double(Int64(phase))
-            if rampLeft > 0 {
-                g += gainStep
-                rampLeft -= 1
-                if rampLeft == 0 { g = gainTarget }
-            }
+        let seg = curve.segment(containing: u)
+        // Pass 1, specialised per envelope and per what pass 2 needs, so the loop carries no
+        // per-sample decisions the compiler could not resolve.
+        let wantsFrequency = wave.isBandLimited, wantsPrecise = wave.isFourierSeries
+        // A constant envelope that has settled at 1 needs no smoothing at all.
+        let kind = envelopeKind == 0 && smoothedEnvelope == 1 ? 3 : envelopeKind
+        switch (kind, wantsFrequency, wantsPrecise) {
+        case (3, false, false): advance(Unity.self, PhaseOnly.self, count, s, u, seg, ratio, halfStep, scratch)
+        case (3, true, _): advance(Unity.self, WithFrequency.self, count, s, u, seg, ratio, halfStep, scratch)
+        case (3, _, true): advance(Unity.self, WithPrecisePhase.self, count, s, u, seg, ratio, halfStep, scratch)
+        case (0, false, false): advance(ConstantLevel.self, PhaseOnly.self, count, s, u, seg, ratio, halfStep, scratch)
+        case (1, false, false): advance(LinearDecay.self, PhaseOnly.self, count, s, u, seg, ratio, halfStep, scratch)
+        case (_, false, false): advance(ExponentialDecay.self, PhaseOnly.self, count, s, u, seg, ratio, halfStep, scratch)
+        case (0, true, _): advance(ConstantLevel.self, WithFrequency.self, count, s, u, seg, ratio, halfStep, scratch)
+        case (1, true, _): advance(LinearDecay.self, WithFrequency.self, count, s, u, seg, ratio, halfStep, scratch)
+        case (_, true, _): advance(ExponentialDecay.self, WithFrequency.self, count, s, u, seg, ratio, halfStep, scratch)
+        case (0, _, true): advance(ConstantLevel.self, WithPrecisePhase.self, count, s, u, seg, ratio, halfStep, scratch)
+        case (1, _, true): advance(LinearDecay.self, WithPrecisePhase.self, count, s, u, seg, ratio, halfStep, scratch)
+        default: advance(ExponentialDecay.self, WithPrecisePhase.self, count, s, u, seg, ratio, halfStep, scratch)
         }
-        self.u = u; segment = seg; self.phase = phase; frequency = f
-        gain = g; envelope = env; smoothedEnvelope = smoothed
+        let ph = scratch.phase, pd = scratch.precisePhase, fr = scratch.frequency, ga = scratch.gain
 
         switch wave {
         case .sine:
@@ -143,14 +135,31 @@ extension Voice {
         case .squareFourier, .triangleFourier, .sawtoothFourier:
             Voice.mixFourier(wave, terms: terms, count: count, phase: pd, gain: ga, into: bus)
         case .bandLimitedSquare, .bandLimitedTriangle, .bandLimitedSawtooth:
-            let last = BandLimitedTables.levelCount - 1
-            for n in 0..<count {
-                let (level, w) = BandLimitedTables.blend(frequency: Double(fr[n]), nyquistReciprocal: nyquistReciprocal)
-                let rich = BandLimitedTables.table(tables, wave, level: level)
-                let lean = BandLimitedTables.table(tables, wave, level: min(level + 1, last))
-                let a = BandLimitedTables.lookup(rich, phase: ph[n])
-                let b = BandLimitedTables.lookup(lean, phase: ph[n])
-                bus[n] += (a + (b - a) * w) * ga[n]
+            // Two neighbouring levels read at one shared index, blended by the Float level weight.
+            let base = BandLimitedTables.waveBase(tables, wave)
+            let scale = Float(Double(BandLimitedTables.maxHarmonics) * nyquistReciprocal)
+            let stride = BandLimitedTables.stride
+            // The level and weight move slowly with the frequency: they are chosen every 8 samples of
+            // absolute time (so block boundaries change nothing), with 1 % headroom for the frequency
+            // to rise before the next choice, and held in between.
+            var n = 0
+            while n < count {
+                if (intoPeriod + n) & 7 == 0 {
+                    (blendLevel, blendWeight) = BandLimitedTables.blend(scaledFrequency: fr[n] * scale * 1.01)
+                }
+                let stop = min(count, n + 8 - ((intoPeriod + n) & 7))
+                let rich = base + blendLevel * stride
+                let lean = rich + stride
+                let w = blendWeight
+                while n < stop {
+                    let x = ph[n] * Float(BandLimitedTables.tableSize)
+                    let i = min(Int(x), BandLimitedTables.tableSize - 1)
+                    let t = x - Float(i)
+                    let a = rich[i] + (rich[i + 1] - rich[i]) * t
+                    let b = lean[i] + (lean[i + 1] - lean[i]) * t
+                    bus[n] += (a + (b - a) * w) * ga[n]
+                    n += 1
+                }
             }
         case .noise:
             var x = noise
@@ -160,6 +169,50 @@ extension Voice {
             }
             noise = x
         }
+    }
+
+    /// Pass 1: walks the shape and integrates the phase for `count` samples, writing what pass 2
+    /// reads. State lives in locals for the whole loop (the scratch pointers could alias `self`).
+    @inline(__always)
+    mutating func advance<E: EnvelopeShape, O: PhaseOutputs>(
+        _: E.Type, _: O.Type, _ count: Int, _ s: UnsafeMutablePointer<ShapeSlot>, _ start: Double, _ startSegment: Int,
+        _ ratio: Double, _ halfStep: Double, _ scratch: VoiceScratch
+    ) {
+        let curve = s.pointee.curve
+        let end = curve.end, slope = curve.slope, intercept = curve.intercept
+        let du = s.pointee.du, period = s.pointee.period
+        let invPeriod = 1 / period
+        var u = start, seg = startSegment
+        var phase = self.phase, f = self.frequency
+        var g = gain, env = envelope, smoothed = smoothedEnvelope
+        var left = rampLeft
+        let step = gainStep, target = gainTarget
+        let decay = envelopeDecay, smoothing = envelopeSmoothing
+        let ph = scratch.phase, pd = scratch.precisePhase, fr = scratch.frequency, ga = scratch.gain
+        for n in 0..<count {
+            // Output of this sample from the current state.
+            if E.smooths { smoothed += (E.value(u: u, invPeriod: invPeriod, running: env) - smoothed) * smoothing }
+            ph[n] = Float(phase)
+            if O.precise { pd[n] = phase }
+            if O.frequency { fr[n] = Float(f) }
+            ga[n] = Float(g * smoothed)
+            // Advance to the next sample.
+            u += du
+            if u >= period { u -= period; seg = 0; env = 1 } else if E.usesRunningValue { env *= decay }
+            while u >= end[seg] { seg += 1 }
+            let fNext = (intercept[seg] + slope[seg] * u) * ratio
+            phase += (f + fNext) * halfStep
+            f = fNext
+            // Wrap to [0, 1): a compare on the loop-carried chain instead of a float→int round trip.
+            if phase >= 1 { phase -= Double(Int64(phase)) }
+            if left > 0 {
+                g += step
+                left -= 1
+                if left == 0 { g = target }
+            }
+        }
+        self.u = u; segment = seg; self.phase = phase; frequency = f
+        gain = g; envelope = env; smoothedEnvelope = smoothed; rampLeft = left
     }
 
     /// The article's Fourier partial sums, with sin(kθ) from the Chebyshev recurrence
@@ -209,3 +262,40 @@ extension Voice {
         }
     }
 }
+
+/// An amplitude envelope over one pass of the shape, resolved at compile time in pass 1.
+protocol EnvelopeShape {
+    static var usesRunningValue: Bool { get }
+    static var smooths: Bool { get }
+    static func value(u: Double, invPeriod: Double, running: Double) -> Double
+}
+/// Constant level already at 1: nothing to compute.
+enum Unity: EnvelopeShape {
+    static var usesRunningValue: Bool { false }
+    static var smooths: Bool { false }
+    @inline(__always) static func value(u: Double, invPeriod: Double, running: Double) -> Double { 1 }
+}
+enum ConstantLevel: EnvelopeShape {
+    static var usesRunningValue: Bool { false }
+    static var smooths: Bool { true }
+    @inline(__always) static func value(u: Double, invPeriod: Double, running: Double) -> Double { 1 }
+}
+enum LinearDecay: EnvelopeShape {
+    static var usesRunningValue: Bool { false }
+    static var smooths: Bool { true }
+    @inline(__always) static func value(u: Double, invPeriod: Double, running: Double) -> Double { 1 - u * invPeriod }
+}
+enum ExponentialDecay: EnvelopeShape {
+    static var usesRunningValue: Bool { true }
+    static var smooths: Bool { true }
+    @inline(__always) static func value(u: Double, invPeriod: Double, running: Double) -> Double { running }
+}
+
+/// What pass 2 needs besides the Float phase and the gain.
+protocol PhaseOutputs {
+    static var frequency: Bool { get }
+    static var precise: Bool { get }
+}
+enum PhaseOnly: PhaseOutputs { static var frequency: Bool { false }; static var precise: Bool { false } }
+enum WithFrequency: PhaseOutputs { static var frequency: Bool { true }; static var precise: Bool { false } }
+enum WithPrecisePhase: PhaseOutputs { static var frequency: Bool { false }; static var precise: Bool { true } }
