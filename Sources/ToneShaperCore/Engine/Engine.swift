@@ -467,7 +467,8 @@ public final class Engine: @unchecked Sendable {
         v.pointee.envelope = 1
         v.pointee.smoothedEnvelope = 1
         v.pointee.envelopeSmoothing = 1 - _exp(-1 / (0.001 * sampleRate))
-        v.pointee.frequency = slots[slotIndex].curve.value(at: 0) * v.pointee.noteRatio * currentRatio(part: p)
+        v.pointee.frequencyRatio = v.pointee.noteRatio * currentRatio(part: p)
+        v.pointee.frequency = slots[slotIndex].curve.value(at: 0) * v.pointee.frequencyRatio
         if !retrigger {
             v.pointee.phase = 0
             v.pointee.gain = 0

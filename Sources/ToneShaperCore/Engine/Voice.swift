@@ -37,6 +37,8 @@ struct Voice {
     // Phase integrator state: integral (wrapped to [0,1)) and the last frequency (the overlap).
     var phase: Double = 0
     var frequency: Double = 0
+    /// The transposition × bend ratio `frequency` was computed with.
+    var frequencyRatio: Double = 1
 
     // Gain: current, per-sample step and samples left in the current ramp.
     var gain: Double = 0
@@ -93,10 +95,18 @@ extension Voice {
         let period = s.pointee.period
         var u = self.u
         if curve.lastX != curveLastX {
+            // A fidelity change rebuilt the curve: keep the place in the shape, re-read the frequency.
             u *= curve.lastX / curveLastX
             curveLastX = curve.lastX
+            frequency = curve.value(at: min(u, curve.lastX)) * ratio
+            frequencyRatio = ratio
         }
-        if u >= period { u -= period * Double(Int(u / period)) }
+        if u >= period {
+            // A shorter duration put the voice past the end of the loop: back into it, read afresh.
+            u -= period * Double(Int(u / period))
+            frequency = curve.value(at: u) * ratio
+            frequencyRatio = ratio
+        }
         let seg = curve.segment(containing: u)
         // Pass 1, specialised per envelope and per what pass 2 needs, so the loop carries no
         // per-sample decisions the compiler could not resolve.
@@ -184,6 +194,15 @@ extension Voice {
         let invPeriod = 1 / period
         var u = start, seg = startSegment
         var phase = self.phase, f = self.frequency
+        // Within a segment v(u) is linear, so the frequency moves by a constant per sample; it is
+        // evaluated from the curve only where that stops being true (next segment, loop, block start
+        // after a ratio or curve change — all at frames that do not depend on how blocks are cut).
+        if ratio != frequencyRatio {
+            f *= ratio / frequencyRatio
+            frequencyRatio = ratio
+        }
+        var limit = min(end[seg], period)
+        var df = slope[seg] * du * ratio
         var g = gain, env = envelope, smoothed = smoothedEnvelope
         var left = rampLeft
         let step = gainStep, target = gainTarget
@@ -198,9 +217,17 @@ extension Voice {
             ga[n] = Float(g * smoothed)
             // Advance to the next sample.
             u += du
-            if u >= period { u -= period; seg = 0; env = 1 } else if E.usesRunningValue { env *= decay }
-            while u >= end[seg] { seg += 1 }
-            let fNext = (intercept[seg] + slope[seg] * u) * ratio
+            let fNext: Double
+            if u >= limit {
+                if u >= period { u -= period; seg = 0; env = 1 } else if E.usesRunningValue { env *= decay }
+                while u >= end[seg] { seg += 1 }
+                limit = min(end[seg], period)
+                df = slope[seg] * du * ratio
+                fNext = (intercept[seg] + slope[seg] * u) * ratio
+            } else {
+                if E.usesRunningValue { env *= decay }
+                fNext = f + df
+            }
             phase += (f + fNext) * halfStep
             f = fNext
             // Wrap to [0, 1): a compare on the loop-carried chain instead of a float→int round trip.
