@@ -12,12 +12,14 @@ public final class BandLimitedTables: @unchecked Sendable {
     public static let levelsPerOctave = 4
     public static let levelCount = 9 * levelsPerOctave + 1
 
-    /// [wave][level][tableSize + 1] (one guard sample for interpolation), allocated once.
+    /// Pair tables, [wave][level][index][2]: entry (L, j) holds level L's sample j next to level
+    /// L+1's (the last level is paired with itself). The render loop blends two neighbouring levels
+    /// at the same index, so all four values it interpolates sit in 16 consecutive bytes: one load,
+    /// one cache line. Each table has one guard sample (index tableSize = index 0).
     let storage: UnsafeMutablePointer<Float>
     static let stride = tableSize + 1
-    /// Each wave keeps one extra table after its last level (a copy of it), so "the next, leaner
-    /// level" is always a valid table and the render loop needs no bounds check.
-    static let waveStride = stride * (levelCount + 1)
+    static let pairStride = 2 * stride
+    static let waveStride = pairStride * levelCount
 
     public init() {
         let waves = 3
@@ -27,6 +29,7 @@ public final class BandLimitedTables: @unchecked Sendable {
         var sineTable = [Double](repeating: 0, count: n)
         for j in 0..<n { sineTable[j] = _sin(2 * .pi * Double(j) / Double(n)) }
         var acc = [Double](repeating: 0, count: n)
+        var plain = [Float](repeating: 0, count: Self.levelCount * Self.stride)
         for (w, type) in [WaveType.bandLimitedSquare, .bandLimitedTriangle, .bandLimitedSawtooth].enumerated() {
             let spectrum = BandLimitedSpectrum(type)!
             for j in 0..<n { acc[j] = 0 }
@@ -40,11 +43,16 @@ public final class BandLimitedTables: @unchecked Sendable {
                     if a == 0 { continue }
                     for j in 0..<n { acc[j] += a * sineTable[(k * j) & (n - 1)] }
                 }
-                let base = storage + w * Self.waveStride + level * Self.stride
-                for j in 0..<n { base[j] = Float(acc[j]) }
-                base[n] = base[0]
-                if level == Self.levelCount - 1 {
-                    (base + Self.stride).update(from: base, count: Self.stride)
+                let base = level * Self.stride
+                for j in 0..<n { plain[base + j] = Float(acc[j]) }
+                plain[base + n] = plain[base]
+            }
+            for level in 0..<Self.levelCount {
+                let lean = min(level + 1, Self.levelCount - 1)
+                let pairs = storage + w * Self.waveStride + level * Self.pairStride
+                for j in 0..<Self.stride {
+                    pairs[2 * j] = plain[level * Self.stride + j]
+                    pairs[2 * j + 1] = plain[lean * Self.stride + j]
                 }
             }
         }
@@ -116,24 +124,9 @@ public final class BandLimitedTables: @unchecked Sendable {
         }
     }
 
-    /// Start of the table for a band-limited wave type at a level.
-    @inline(__always) static func table(_ storage: UnsafeMutablePointer<Float>, _ type: WaveType, level: Int) -> UnsafeMutablePointer<Float> {
-        let w: Int
-        switch type {
-        case .bandLimitedSquare: w = 0
-        case .bandLimitedTriangle: w = 1
-        default: w = 2
-        }
-        return storage + w * waveStride + level * stride
-    }
-
-    /// Linear-interpolated lookup at phase in [0, 1).
-    @inline(__always) static func lookup(_ table: UnsafeMutablePointer<Float>, phase: Float) -> Float {
-        let x = phase * Float(tableSize)
-        let i = min(Int(x), tableSize - 1)  // a Double phase just below 1 can round up to 1 as Float
-        let frac = x - Float(i)
-        let a = table[i], b = table[i + 1]
-        return a + (b - a) * frac
+    /// Level L's sample at table index j (for tests and tools; the voice reads pairs directly).
+    public func value(_ type: WaveType, level: Int, index j: Int) -> Float {
+        Self.waveBase(storage, type)[level * Self.pairStride + 2 * j]
     }
 
     /// The shared tables, built on first use (about 10 ms in a release build), never on the audio thread.

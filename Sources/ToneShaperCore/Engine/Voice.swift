@@ -148,7 +148,6 @@ extension Voice {
             // Two neighbouring levels read at one shared index, blended by the Float level weight.
             let base = BandLimitedTables.waveBase(tables, wave)
             let scale = Float(Double(BandLimitedTables.maxHarmonics) * nyquistReciprocal)
-            let stride = BandLimitedTables.stride
             // The level and weight move slowly with the frequency: they are chosen every 8 samples of
             // absolute time (so block boundaries change nothing), with 1 % headroom for the frequency
             // to rise before the next choice, and held in between.
@@ -158,16 +157,17 @@ extension Voice {
                     (blendLevel, blendWeight) = BandLimitedTables.blend(scaledFrequency: fr[n] * scale * 1.01)
                 }
                 let stop = min(count, n + 8 - ((intoPeriod + n) & 7))
-                let rich = base + blendLevel * stride
-                let lean = rich + stride
+                let pairs = UnsafeRawPointer(base + blendLevel * BandLimitedTables.pairStride)
                 let w = blendWeight
                 while n < stop {
                     let x = ph[n] * Float(BandLimitedTables.tableSize)
                     let i = min(Int(x), BandLimitedTables.tableSize - 1)
                     let t = x - Float(i)
-                    let a = rich[i] + (rich[i + 1] - rich[i]) * t
-                    let b = lean[i] + (lean[i + 1] - lean[i]) * t
-                    bus[n] += (a + (b - a) * w) * ga[n]
+                    // (rich[i], lean[i], rich[i+1], lean[i+1]) in one load.
+                    let q = pairs.loadUnaligned(fromByteOffset: 8 * i, as: SIMD4<Float>.self)
+                    let here = q.lowHalf, next = q.highHalf
+                    let v = here + (next - here) * t
+                    bus[n] += (v.x + (v.y - v.x) * w) * ga[n]
                     n += 1
                 }
             }
