@@ -115,6 +115,15 @@ public final class BandLimitedTables: @unchecked Sendable {
         return (min(max(level, 0), levelCount - 1), inRange ? (m - lo) * inverseSpan : 0)
     }
 
+    /// ⌊x⌋ for x in [0, tableSize], clamped to tableSize − 1, without Swift's checked float→int
+    /// conversion: adding 1.5·2²³ leaves round(x − ½) in the low mantissa bits. At an exact tie
+    /// it can be ⌊x⌋ − 1, which the interpolation absorbs (its fraction is then 1).
+    @inline(__always) static func index(_ x: Float) -> Int {
+        let rounded = (x - 0.5) + 12_582_912
+        let i = Int(rounded.bitPattern & 0x007F_FFFF) - 0x40_0000
+        return min(max(i, 0), tableSize - 1)
+    }
+
     /// First table of a band-limited wave type.
     @inline(__always) static func waveBase(_ storage: UnsafeMutablePointer<Float>, _ type: WaveType) -> UnsafeMutablePointer<Float> {
         switch type {

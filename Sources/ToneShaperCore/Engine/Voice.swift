@@ -107,7 +107,10 @@ extension Voice {
             frequency = curve.value(at: u) * ratio
             frequencyRatio = ratio
         }
-        let seg = curve.segment(containing: u)
+        // The carried cursor is almost always still right; search only when it is not.
+        let carried = segment
+        let seg = carried < curve.segmentCount && u < curve.end[carried] && (carried == 0 || u >= curve.end[carried - 1])
+            ? carried : curve.segment(containing: u)
         // Pass 1, specialised per envelope and per what pass 2 needs, so the loop carries no
         // per-sample decisions the compiler could not resolve.
         let wantsFrequency = wave.isBandLimited, wantsPrecise = wave.isFourierSeries
@@ -161,7 +164,7 @@ extension Voice {
                 let w = blendWeight
                 while n < stop {
                     let x = ph[n] * Float(BandLimitedTables.tableSize)
-                    let i = min(Int(x), BandLimitedTables.tableSize - 1)
+                    let i = BandLimitedTables.index(x)
                     let t = x - Float(i)
                     // (rich[i], lean[i], rich[i+1], lean[i+1]) in one load.
                     let q = pairs.loadUnaligned(fromByteOffset: 8 * i, as: SIMD4<Float>.self)
