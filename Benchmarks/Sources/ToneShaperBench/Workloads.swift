@@ -1,0 +1,159 @@
+import ToneShaperCore
+import ToneShaperMIDI
+import CAllocCount
+
+/// Shapes used by the benchmark: a gently moving curve (so interpolation and the segment cursor
+/// do real work), one second per pass, echo off in the preset, constant envelope.
+enum BenchShapes {
+    static let points: [(Double, Double)] = [(0, 440), (0.25, 446), (0.5, 440), (0.75, 434), (1.0, 440)]
+
+    static func shape(_ name: String, program: Int, wave: WaveType) -> Shape {
+        Shape(name: name, description: "benchmark", program: program,
+              points: points.map { Shape.Point(time: $0.0, frequency: $0.1) },
+              duration: 1, minFrequency: 20, maxFrequency: 2000, wave: wave, amplitude: 0.5,
+              envelope: .constant, echo: .off, fidelity: 1000, fourierTerms: 10, rootNote: 69,
+              attack: 0.005, release: 0.05)
+    }
+
+    static let library: PresetLibrary = {
+        try! PresetLibrary(shapes: [
+            shape("bench-sine", program: 0, wave: .sine),
+            shape("bench-saw", program: 1, wave: .bandLimitedSawtooth),
+            shape("bench-square", program: 2, wave: .bandLimitedSquare),
+        ])
+    }()
+}
+
+/// (channel, note) for held voice i: 16 channels, notes spread over several octaves (MIDI 30…95,
+/// about 46 Hz to 2 kHz), unique per channel so no note retriggers another.
+func heldNote(_ i: Int) -> (channel: UInt8, note: UInt8) {
+    let c = i % 16, k = i / 16
+    return (UInt8(c), UInt8(30 + (k * 4 + c * 3) % 66))
+}
+
+struct HeldResult {
+    var voices: Int
+    var frames: Int
+    var best: Double
+    var all: [Double]
+    var allocations: Int64
+    var active: Int
+    var nsPerVoiceSample: Double { best * 1e9 / Double(voices * frames) }
+    var voicesPerCore: Double { 1e9 / (nsPerVoiceSample * 48_000) }
+}
+
+/// `voices` held notes of one wave rendered through Engine.render(frames:events:into:) in
+/// 256-frame calls; each timed run renders `seconds` more seconds of the same held chord.
+func benchHeld(wave program: Int, voices: Int, seconds: Double, runs: Int, block: Int = 256) -> HeldResult {
+    let rate = 48_000.0
+    var config = EngineConfiguration(sampleRate: rate, voices: voices)
+    config.maxBlock = block
+    config.masterGain = 0.02  // 256 voices summed would clip; clipping is counted either way
+    config.channelPresets = Array(repeating: program, count: 16)
+    let engine = Engine(library: BenchShapes.library, configuration: config)
+    let out = UnsafeMutablePointer<Float>.allocate(capacity: 2 * block)
+    defer { out.deallocate() }
+    var events: [EngineEvent] = (0..<voices).map {
+        let (c, n) = heldNote($0)
+        return EngineEvent(offset: 0, .noteOn(channel: c, note: n, velocity: 100))
+    }
+    // Warm-up (untimed): start the notes and get past their 5 ms attack.
+    events.withUnsafeBufferPointer { engine.render(frames: block, events: $0, into: out) }
+    let none = UnsafeBufferPointer<EngineEvent>(start: nil, count: 0)
+    for _ in 0..<Int(0.1 * rate) / block { engine.render(frames: block, events: none, into: out) }
+    let active = engine.activeVoiceCount
+    precondition(active == voices, "expected \(voices) sounding voices, got \(active)")
+    events.removeAll()
+
+    let blocks = Int(seconds * rate) / block
+    var allocations: Int64 = 0
+    var checksum: Float = 0
+    let timing = bestOf(runs) {
+        bench_alloc_start()
+        for _ in 0..<blocks {
+            engine.render(frames: block, events: none, into: out)
+            checksum += out[0]
+        }
+        allocations = max(allocations, bench_alloc_stop())
+    }
+    blackHole(checksum)
+    return HeldResult(voices: voices, frames: blocks * block, best: timing.best, all: timing.all,
+                      allocations: allocations, active: engine.activeVoiceCount)
+}
+
+struct DenseResult {
+    var seconds: Double
+    var best: Double
+    var all: [Double]
+    var voiceSamples: Double   // Σ over blocks of sounding voices × block frames
+    var allocations: Int64
+    var stolen: Int
+    var realTime: Double { seconds / best }
+    var nsPerVoiceSample: Double { best * 1e9 / voiceSamples }
+    var averageVoices: Double { voiceSamples / (seconds * 48_000) }
+}
+
+/// A dense performance: 16 channels × 4-note chords (64 held voices), each channel changing chord
+/// every second (channels staggered by 1/16 s, so a release tail always overlaps), pitch bends,
+/// echo on everywhere via CC 91; band-limited sawtooth; through OfflineRenderer, 256-frame blocks.
+func densePerformance(seconds: Double, rate: Double) -> [TimedMIDIMessage] {
+    var m: [TimedMIDIMessage] = []
+    for c in 0..<16 {
+        m.append(TimedMIDIMessage(frame: 0, message: .controlChange(channel: UInt8(c), controller: 91, value: 64)))
+        m.append(TimedMIDIMessage(frame: 0, message: .controlChange(channel: UInt8(c), controller: 10, value: UInt8(c * 8))))
+    }
+    let chords: [[Int]] = [[0, 4, 7, 11], [2, 5, 9, 12], [-1, 2, 7, 14], [0, 3, 7, 10]]
+    let bars = Int(seconds)
+    for c in 0..<16 {
+        let base = 36 + (c % 8) * 6
+        let stagger = Int64(Double(c) / 16 * rate)
+        var previous: [Int] = []
+        for bar in 0..<bars {
+            let f = Int64(Double(bar) * rate) + stagger
+            for n in previous { m.append(TimedMIDIMessage(frame: f, message: .noteOff(channel: UInt8(c), note: UInt8(n), velocity: 64))) }
+            let chord = chords[(bar + c) % chords.count].map { base + $0 }
+            for n in chord { m.append(TimedMIDIMessage(frame: f, message: .noteOn(channel: UInt8(c), note: UInt8(n), velocity: 90))) }
+            // A slow bend in the middle of each bar.
+            m.append(TimedMIDIMessage(frame: f + Int64(rate / 2), message: .pitchBend(channel: UInt8(c), value: Int16((bar % 3) * 700))))
+            previous = chord
+        }
+        for n in previous {
+            m.append(TimedMIDIMessage(frame: Int64(Double(bars) * rate), message: .noteOff(channel: UInt8(c), note: UInt8(n), velocity: 64)))
+        }
+    }
+    return m
+}
+
+func benchDense(seconds: Double, runs: Int, program: Int = 1) -> DenseResult {
+    let rate = 48_000.0
+    let messages = densePerformance(seconds: seconds, rate: rate)
+    let frames = Int(seconds * rate)
+    var voiceSamples = 0.0, allocations: Int64 = 0, stolen = 0
+    var checksum: Float = 0
+    // Each run builds a fresh engine (untimed) and renders the whole performance (timed).
+    var engines: [Engine] = []
+    for _ in 0..<max(1, runs) {
+        var config = EngineConfiguration(sampleRate: rate, voices: 128)
+        config.maxBlock = 256
+        config.channelPresets = Array(repeating: program, count: 16)
+        config.masterGain = 0.1
+        engines.append(Engine(library: BenchShapes.library, configuration: config))
+    }
+    var run = 0
+    let timing = bestOf(runs) {
+        let engine = engines[run]; run += 1
+        let renderer = OfflineRenderer(engine: engine, blockFrames: 256)
+        var samples = 0.0
+        bench_alloc_start()
+        renderer.render(messages, totalFrames: frames) { block in
+            checksum += block[0]
+            samples += Double(engine.activeVoiceCount * (block.count / 2))
+        }
+        allocations = bench_alloc_stop()
+        voiceSamples = samples
+        stolen = engine.stolenVoices
+    }
+    blackHole(checksum)
+    return DenseResult(seconds: seconds, best: timing.best, all: timing.all, voiceSamples: voiceSamples,
+                       allocations: allocations, stolen: stolen)
+}
