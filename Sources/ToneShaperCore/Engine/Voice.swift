@@ -116,23 +116,30 @@ extension Voice {
         let wantsFrequency = wave.isBandLimited, wantsPrecise = wave.isFourierSeries
         // A constant envelope that has settled at 1 needs no smoothing at all.
         let kind = envelopeKind == 0 && smoothedEnvelope == 1 ? 3 : envelopeKind
+        // Steady: level settled and no ramp under way (ramps start only at events, which begin
+        // blocks), so the gain is one number for the whole block.
+        let steady = kind == 3 && rampLeft == 0
+        let steadyGain = Float(gain)
         switch (kind, wantsFrequency, wantsPrecise) {
-        case (3, false, false): advance(Unity.self, PhaseOnly.self, count, s, u, seg, ratio, halfStep, scratch)
-        case (3, true, _): advance(Unity.self, WithFrequency.self, count, s, u, seg, ratio, halfStep, scratch)
-        case (3, _, true): advance(Unity.self, WithPrecisePhase.self, count, s, u, seg, ratio, halfStep, scratch)
-        case (0, false, false): advance(ConstantLevel.self, PhaseOnly.self, count, s, u, seg, ratio, halfStep, scratch)
-        case (1, false, false): advance(LinearDecay.self, PhaseOnly.self, count, s, u, seg, ratio, halfStep, scratch)
-        case (_, false, false): advance(ExponentialDecay.self, PhaseOnly.self, count, s, u, seg, ratio, halfStep, scratch)
-        case (0, true, _): advance(ConstantLevel.self, WithFrequency.self, count, s, u, seg, ratio, halfStep, scratch)
-        case (1, true, _): advance(LinearDecay.self, WithFrequency.self, count, s, u, seg, ratio, halfStep, scratch)
-        case (_, true, _): advance(ExponentialDecay.self, WithFrequency.self, count, s, u, seg, ratio, halfStep, scratch)
-        case (0, _, true): advance(ConstantLevel.self, WithPrecisePhase.self, count, s, u, seg, ratio, halfStep, scratch)
-        case (1, _, true): advance(LinearDecay.self, WithPrecisePhase.self, count, s, u, seg, ratio, halfStep, scratch)
-        default: advance(ExponentialDecay.self, WithPrecisePhase.self, count, s, u, seg, ratio, halfStep, scratch)
+        case (3, false, false): advance(Unity.self, PhaseOnly.self, count, s, u, seg, ratio, halfStep, scratch, !steady)
+        case (3, true, _): advance(Unity.self, WithFrequency.self, count, s, u, seg, ratio, halfStep, scratch, !steady)
+        case (3, _, true): advance(Unity.self, WithPrecisePhase.self, count, s, u, seg, ratio, halfStep, scratch, !steady)
+        case (0, false, false): advance(ConstantLevel.self, PhaseOnly.self, count, s, u, seg, ratio, halfStep, scratch, !steady)
+        case (1, false, false): advance(LinearDecay.self, PhaseOnly.self, count, s, u, seg, ratio, halfStep, scratch, !steady)
+        case (_, false, false): advance(ExponentialDecay.self, PhaseOnly.self, count, s, u, seg, ratio, halfStep, scratch, !steady)
+        case (0, true, _): advance(ConstantLevel.self, WithFrequency.self, count, s, u, seg, ratio, halfStep, scratch, !steady)
+        case (1, true, _): advance(LinearDecay.self, WithFrequency.self, count, s, u, seg, ratio, halfStep, scratch, !steady)
+        case (_, true, _): advance(ExponentialDecay.self, WithFrequency.self, count, s, u, seg, ratio, halfStep, scratch, !steady)
+        case (0, _, true): advance(ConstantLevel.self, WithPrecisePhase.self, count, s, u, seg, ratio, halfStep, scratch, !steady)
+        case (1, _, true): advance(LinearDecay.self, WithPrecisePhase.self, count, s, u, seg, ratio, halfStep, scratch, !steady)
+        default: advance(ExponentialDecay.self, WithPrecisePhase.self, count, s, u, seg, ratio, halfStep, scratch, !steady)
         }
         let ph = scratch.phase, pd = scratch.precisePhase, fr = scratch.frequency, ga = scratch.gain
+        if steady && wave != .sine && !wave.isBandLimited { ga.update(repeating: steadyGain, count: count) }
 
         switch wave {
+        case .sine where steady:
+            for n in 0..<count { bus[n] += fastSin2Pi(ph[n]) * steadyGain }
         case .sine:
             for n in 0..<count { bus[n] += fastSin2Pi(ph[n]) * ga[n] }
         case .square:
@@ -170,7 +177,7 @@ extension Voice {
                     let q = pairs.loadUnaligned(fromByteOffset: 8 * i, as: SIMD4<Float>.self)
                     let here = q.lowHalf, next = q.highHalf
                     let v = here + (next - here) * t
-                    bus[n] += (v.x + (v.y - v.x) * w) * ga[n]
+                    bus[n] += (v.x + (v.y - v.x) * w) * (steady ? steadyGain : ga[n])
                     n += 1
                 }
             }
@@ -189,7 +196,7 @@ extension Voice {
     @inline(__always)
     mutating func advance<E: EnvelopeShape, O: PhaseOutputs>(
         _: E.Type, _: O.Type, _ count: Int, _ s: UnsafeMutablePointer<ShapeSlot>, _ start: Double, _ startSegment: Int,
-        _ ratio: Double, _ halfStep: Double, _ scratch: VoiceScratch
+        _ ratio: Double, _ halfStep: Double, _ scratch: VoiceScratch, _ writesGain: Bool
     ) {
         let curve = s.pointee.curve
         let end = curve.end, slope = curve.slope, intercept = curve.intercept
@@ -217,7 +224,7 @@ extension Voice {
             ph[n] = Float(phase)
             if O.precise { pd[n] = phase }
             if O.frequency { fr[n] = Float(f) }
-            ga[n] = Float(g * smoothed)
+            if writesGain { ga[n] = Float(g * smoothed) }
             // Advance to the next sample.
             u += du
             let fNext: Double
