@@ -1,42 +1,70 @@
 #!/usr/bin/env bash
-# Times ToneShaper's offline render against FluidSynth's fast render of the same dense MIDI file
-# (both to 48 kHz WAV), best of 3 wall-clock runs each, and prints the speed ratio.
-# The workloads differ (FluidSynth plays samples from a General MIDI soundfont, ToneShaper
-# synthesises tone shapes), but the input file, the output format and the polyphony are the same.
+# Times ToneShaper's offline render against FluidSynth's fast render of the same MIDI files, both
+# to 48 kHz WAV, best of 3 wall-clock runs each, and prints the ratio.
+#
+# The workloads differ: FluidSynth plays back soundfont samples (General MIDI, TimGM6mb or
+# FluidR3), ToneShaper synthesises tone shapes (here the band-limited square-lead preset, with its
+# echo). The input file, the output format and the polyphony are the same.
+#
+# Usage: bash Benchmarks/compare-fluidsynth.sh [SECONDS]   (length of the generated dense file, default 30)
+# Installs fluidsynth and a GM soundfont from Debian (apt-get, sudo unless root) only when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+SECONDS_OF_MUSIC=${1:-30}
 SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-if ! command -v fluidsynth >/dev/null || ! dpkg -s timgm6mb-soundfont >/dev/null 2>&1; then
-  echo "installing fluidsynth and timgm6mb-soundfont (apt-get)" >&2
+
+have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+missing=()
+command -v fluidsynth >/dev/null || missing+=(fluidsynth)
+if ! have_pkg timgm6mb-soundfont && ! have_pkg fluid-soundfont-gm; then missing+=(timgm6mb-soundfont); fi
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "compare-fluidsynth: installing ${missing[*]} (apt-get)" >&2
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends fluidsynth timgm6mb-soundfont </dev/null >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null >/dev/null
 fi
-SF2=$(dpkg -L timgm6mb-soundfont | grep -i '\.sf2$' | head -1)
+SF2=""
+for p in timgm6mb-soundfont fluid-soundfont-gm; do
+  if have_pkg "$p"; then SF2=$(dpkg -L "$p" | grep -i '\.sf2$' | head -1); [ -n "$SF2" ] && break; fi
+done
+[ -n "$SF2" ] || { echo "compare-fluidsynth: no .sf2 found in the soundfont package" >&2; exit 1; }
+
+# The toneshaper CLI, release build (the root package's own .build).
 bash .ci/install-deps
 swift build -c release --product toneshaper >/dev/null
 TS=.build/release/toneshaper
+
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-SECONDS_OF_MUSIC=${1:-30}
 python3 Benchmarks/make-dense.py "$WORK/dense.mid" "$SECONDS_OF_MUSIC"
+FILES=("$WORK/dense.mid")
+[ -f Examples/demo.mid ] && FILES+=(Examples/demo.mid)
 
-best() {  # best wall-clock seconds of 3 runs of the given command
-  local b=""
+# best CMD...: prints the best wall-clock seconds of 3 runs (bash's `time`, TIMEFORMAT=%R).
+best() {
+  local b="" t
   for _ in 1 2 3; do
-    local s e t
-    s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N)
-    t=$(echo "$e - $s" | bc -l)
-    if [ -z "$b" ] || [ "$(echo "$t < $b" | bc -l)" = 1 ]; then b=$t; fi
+    t=$( { TIMEFORMAT=%R; time "$@" >/dev/null 2>&1; } 2>&1 )
+    b=$(awk -v a="$t" -v b="$b" 'BEGIN { print (b == "" || a < b) ? a : b }')
   done
   echo "$b"
 }
-command -v bc >/dev/null || $SUDO apt-get install -y -qq bc </dev/null >/dev/null
+wav_seconds() { python3 -c "import wave,sys; w=wave.open(sys.argv[1]); print(w.getnframes()/w.getframerate())" "$1"; }
 
-FS=$(best fluidsynth -ni -R 0 -C 0 -F "$WORK/fs.wav" -r 48000 "$SF2" "$WORK/dense.mid")
-TSB=$(best "$TS" render "$WORK/dense.mid" -o "$WORK/ts.wav" --preset article-curve --voices 128 --rate 48000)
-AUDIO=$(python3 -c "import wave; w=wave.open('$WORK/ts.wav'); print(w.getnframes()/w.getframerate())")
-printf 'dense.mid: %s s of music, 64 notes sounding, 8 channels (soundfont %s)\n' "$SECONDS_OF_MUSIC" "$SF2"
-printf 'fluidsynth -ni -R 0 -C 0 -F out.wav -r 48000   %6.2f s\n' "$FS"
-printf 'toneshaper render --preset article-curve        %6.2f s  (%.1f× real time for %.1f s of audio)\n' "$TSB" "$(echo "$AUDIO / $TSB" | bc -l)" "$AUDIO"
-printf 'ratio: toneshaper is %.2f× as fast as FluidSynth on this file\n' "$(echo "$FS / $TSB" | bc -l)"
-echo "BENCH figure=fluidsynth_ratio fluidsynth_s=$FS toneshaper_s=$TSB ratio=$(echo "$FS / $TSB" | bc -l)"
+echo "FluidSynth $(fluidsynth --version 2>/dev/null | head -1 | awk '{print $NF}') with $SF2; toneshaper $(git rev-parse --short HEAD 2>/dev/null || echo '?'), preset square-lead, 128 voices"
+echo "Both render the same MIDI file to a 48 kHz stereo WAV; the work differs (FluidSynth: sample playback"
+echo "from a soundfont; ToneShaper: synthesis of band-limited tone shapes with echo)."
+printf '%-12s %8s %8s %8s %10s %8s %8s %10s\n' file fs_audio fs_time ts_audio ts_time ts_xRT ratio ratio/s
+for f in "${FILES[@]}"; do
+  FS=$(best fluidsynth -ni -R 0 -C 0 -F "$WORK/fs.wav" -r 48000 "$SF2" "$f")
+  TSB=$(best "$TS" render "$f" -o "$WORK/ts.wav" --preset square-lead --voices 128 --rate 48000)
+  AUDIO=$(wav_seconds "$WORK/ts.wav")
+  FSAUDIO=$(wav_seconds "$WORK/fs.wav")
+  name=$(basename "$f")
+  read -r XRT RATIO NORM < <(awk -v a="$AUDIO" -v fa="$FSAUDIO" -v t="$TSB" -v f="$FS" \
+    'BEGIN { printf "%.1f %.2f %.2f\n", a / t, f / t, (f / fa) / (t / a) }')
+  printf '%-12s %8.1f %8.2f %8.1f %10.2f %8s %8s %10s\n' "$name" "$FSAUDIO" "$FS" "$AUDIO" "$TSB" "${XRT}x" "$RATIO" "$NORM"
+  echo "BENCH figure=fluidsynth_ratio file=$name toneshaper_audio_s=$AUDIO fluidsynth_audio_s=$FSAUDIO fluidsynth_s=$FS toneshaper_s=$TSB ratio=$RATIO ratio_per_audio_second=$NORM"
+done
+echo "ratio = FluidSynth time / ToneShaper time for the file (> 1: ToneShaper is faster); ratio/s = the same per"
+echo "second of audio written (FluidSynth renders until its last voice has died away, ToneShaper for --tail 2 s)."
+echo "Times include start-up, MIDI parsing and WAV writing for both programs."

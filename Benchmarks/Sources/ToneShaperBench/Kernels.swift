@@ -9,6 +9,8 @@ import ToneShaperCore
 // pass 1 for a settled constant envelope, its sine and band-limited pass 2, and Engine.mixPart's
 // amplitude + DC blocker + pan loops) next to candidate rewrites, all timed on the same data.
 // Nothing here is used by the engine: a faster variant is a proposal for the core, with its gain.
+// (The one-gain-per-block voice variant measured here was adopted by the core in 9ea31ad; the
+// part-mix variant is still a proposal.)
 // Keep the copies in step with Sources/ToneShaperCore/Engine/Voice.swift and Engine.swift.
 
 // MARK: - Voice kernels
@@ -130,9 +132,9 @@ enum Kernels {
     @inline(__always) static func sine(_ s: KScratch, count: Int, gain: Float?, bus: UnsafeMutablePointer<Float>) {
         let ph = s.ph, ga = s.ga
         if let g = gain {
-            for n in 0..<count { bus[n] += fastSin2Pi(ph[n]) * g }
+            for n in 0..<count { bus[n] += kSin2Pi(ph[n]) * g }
         } else {
-            for n in 0..<count { bus[n] += fastSin2Pi(ph[n]) * ga[n] }
+            for n in 0..<count { bus[n] += kSin2Pi(ph[n]) * ga[n] }
         }
     }
 
@@ -163,10 +165,10 @@ enum Kernels {
     }
 
     enum Variant: String, CaseIterable {
-        case sineEngine = "sine: engine copy"
-        case sineScalarGain = "sine: no per-sample gain when settled"
-        case sawEngine = "bl-saw: engine copy"
-        case sawScalarGain = "bl-saw: no per-sample gain when settled"
+        case sineEngine = "sine: per-sample gain (core before 9ea31ad)"
+        case sineScalarGain = "sine: one gain per block (core since 9ea31ad)"
+        case sawEngine = "bl-saw: per-sample gain (before 9ea31ad)"
+        case sawScalarGain = "bl-saw: one gain per block (since 9ea31ad)"
     }
 
     static func makeVoices(_ count: Int) -> [KVoice] {
@@ -326,7 +328,8 @@ enum PartMix {
             hi += SIMD8<Float>(left[4], right[4], left[5], right[5], left[6], right[6], left[7], right[7])
             o.storeBytes(of: lo, as: SIMD8<Float>.self)
             o.storeBytes(of: hi, toByteOffset: 32, as: SIMD8<Float>.self)
-            lanes = pointwiseMax(lanes, abs(s))
+            let m = s.replacing(with: -s, where: s .< 0)  // |s|
+            lanes.replace(with: m, where: m .> lanes)
             n += 8
         }
         var peak = max(part.peak, lanes.max())
@@ -381,7 +384,7 @@ func runKernelExperiments(seconds: Double, runs: Int, record: (String, [(String,
     print("kernels. Hot spots: the engine's inner loops re-stated here vs. proposed rewrites (64 held voices,")
     print("   one bus, \(fmt(seconds, 1)) s per run; 'max diff' = largest |difference| of the output over the first")
     print("   second against the engine copy; 0 = bit-identical)")
-    print("   " + pad("kernel", 46) + lpad("ns/voice-sample", 16) + lpad("speed-up", 10) + lpad("max diff", 10))
+    print("   " + pad("kernel", 50) + lpad("ns/voice-sample", 16) + lpad("speed-up", 10) + lpad("max diff", 10))
     let captureCount = 48_000
     let reference = UnsafeMutablePointer<Float>.allocate(capacity: 2 * captureCount)
     let capture = UnsafeMutablePointer<Float>.allocate(capacity: 2 * captureCount)
@@ -400,7 +403,7 @@ func runKernelExperiments(seconds: Double, runs: Int, record: (String, [(String,
         blackHole(checksum)
         let ns = t.best * 1e9 / Double(voices * frames)
         if isBaseline { baseline = ns }
-        print("   " + pad(variant.rawValue, 46) + lpad(fmt(ns), 16) + lpad(fmt(baseline / ns) + "×", 10)
+        print("   " + pad(variant.rawValue, 50) + lpad(fmt(ns), 16) + lpad(fmt(baseline / ns) + "×", 10)
               + lpad(isBaseline ? "—" : sci(Double(diff)), 10))
         record("kernel_\(String(describing: variant))", [("ns_per_voice_sample", fmt(ns, 3)), ("speedup", fmt(baseline / ns, 3)),
                                                          ("max_diff", sci(Double(diff)))])
@@ -427,8 +430,8 @@ func runKernelExperiments(seconds: Double, runs: Int, record: (String, [(String,
     let tb = bestOf(runs) { checksum += PartMix.render(proposed: true, parts: &pb, frames: frames, source: source, buses: buses, out: out) }
     blackHole(checksum)
     let perA = ta.best * 1e9 / Double(16 * frames), perB = tb.best * 1e9 / Double(16 * frames)
-    print("   " + pad("part mix (amp+DC+pan), engine copy", 46) + lpad(fmt(perA / 4), 16) + lpad("1.00×", 10) + lpad("—", 10))
-    print("   " + pad("part mix, settled-gain loop + SIMD pan/peak", 46) + lpad(fmt(perB / 4), 16) + lpad(fmt(perA / perB) + "×", 10)
+    print("   " + pad("part mix (amp+DC+pan), engine copy", 50) + lpad(fmt(perA / 4), 16) + lpad("1.00×", 10) + lpad("—", 10))
+    print("   " + pad("part mix, settled-gain loop + SIMD pan/peak", 50) + lpad(fmt(perB / 4), 16) + lpad(fmt(perA / perB) + "×", 10)
           + lpad(sci(Double(diff)), 10))
     print("   (part mix: per voice-sample with 64 voices on 16 parts = ¼ of the per-part-sample cost: "
           + "\(fmt(perA)) → \(fmt(perB)) ns/part-sample; peaks identical: \(samePeak ? "yes" : "NO"))")
@@ -446,4 +449,23 @@ func sci(_ x: Double) -> String {
     var m = x / pow(10, Double(e))
     if abs(m) >= 9.95 { m /= 10; e += 1 }
     return fmt(m, 1) + "e" + (e < 0 ? "-" : "+") + (abs(e) < 10 ? "0" : "") + String(abs(e))
+}
+
+/// Copy of the core's `fastSin2Pi` (Sources/ToneShaperCore/DSP/Math.swift). The core's function is
+/// public but not @inlinable, so from this module it would be a call per sample and the loop
+/// could not vectorise, unlike inside the engine; the copy keeps the comparison fair.
+@inline(__always) func kSin2Pi(_ x: Float) -> Float {
+    let y = x - 0.5
+    let a = abs(y)
+    let folded = min(a, 0.5 - a)
+    let z = Float(2 * Double.pi) * folded
+    let z2 = z * z
+    var p: Float = -2.5052108e-08
+    p = p * z2 + 2.7557319e-06
+    p = p * z2 - 1.9841270e-04
+    p = p * z2 + 8.3333333e-03
+    p = p * z2 - 1.6666667e-01
+    p = p * z2 + 1
+    let s = z * p
+    return y < 0 ? s : -s
 }

@@ -5,13 +5,13 @@ import Darwin
 #endif
 import ToneShaperCore
 
-// toneshaper-bench [--runs N] [--seconds S] [--dense-seconds S] [--quick] [--only a,b,c]
+// toneshaper-bench [--runs N] [--seconds S] [--dense-seconds S] [--quick] [--only a,b,c,kernels]
 //                  [--waves sine,saw] [--voices 64,256]
 //   a: held sine / band-limited saw voices through Engine.render   b: dense performance (OfflineRenderer)
-//   c: C reference vs Swift
+//   c: C reference vs Swift                                        kernels: hot-spot experiments
 
 var runs = 5, seconds = 10.0, denseSeconds = 30.0
-var only: Set<String> = ["a", "b", "c"]
+var only: Set<String> = ["a", "b", "c", "kernels"]
 var waveFilter: Set<String> = ["sine", "saw"]
 var voiceCounts = [64, 256]
 var args = CommandLine.arguments.dropFirst()
@@ -25,7 +25,7 @@ while let a = args.popFirst() {
     case "--quick": runs = 2; seconds = 2; denseSeconds = 5
     case "--only": only = Set((args.popFirst() ?? "").split(separator: ",").map(String.init))
     case "-h", "--help":
-        print("usage: toneshaper-bench [--runs N] [--seconds S] [--dense-seconds S] [--quick] [--only a,b,c] [--waves sine,saw] [--voices 64,256]")
+        print("usage: toneshaper-bench [--runs N] [--seconds S] [--dense-seconds S] [--quick] [--only a,b,c,kernels] [--waves sine,saw] [--voices 64,256]")
         exit(0)
     default:
         print("toneshaper-bench: unknown argument \(a)"); exit(2)
@@ -114,5 +114,12 @@ if only.contains("c") {
     print("")
 }
 
+if only.contains("kernels") {
+    runKernelExperiments(seconds: seconds, runs: runs) { figure, fields in record(figure, fields) }
+}
+
+print("Timing: wall clock (CLOCK_MONOTONIC), best run; the process was off-CPU for \(fmt(100 * timingLog.worstBestOffCPU, 1)) % of")
+print("the worst 'best run' (wall vs. thread CPU time): above a few % the machine was busy and figures are pessimistic.")
+print("")
 print("Summary (machine-readable):")
 for line in summary.lines { print(line) }

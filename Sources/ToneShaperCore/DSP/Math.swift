@@ -20,7 +20,7 @@ import Darwin
 /// sin(2πx) for a phase x in [0, 1), as a polynomial: ~1e-7 accurate, branch-free, vectorisable.
 ///
 /// The render loop calls this for every voice-sample; libm's sin costs several times more.
-@inline(__always) public func fastSin2Pi(_ x: Float) -> Float {
+@inlinable @inline(__always) public func fastSin2Pi(_ x: Float) -> Float {
     // sin(2πx) = −sin(2πy) with y = x − ½ in [−½, ½); fold |y| into [0, ¼] where the series is short.
     let y = x - 0.5
     let a = abs(y)

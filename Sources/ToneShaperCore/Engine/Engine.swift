@@ -202,18 +202,24 @@ public final class Engine: @unchecked Sendable {
         let maxStep = 1 / rampSamples
         var x1 = part.pointee.dcX, y1 = part.pointee.dcY
         let dcPole = self.dcPole
-        for n in 0..<count {
-            let x: Float
-            if a == target {
-                x = bus[n] * Float(a)
-            } else {
-                a += min(max(target - a, -maxStep), maxStep)
-                x = bus[n] * Float(a)
+        if a == target {
+            // Settled (the usual case): one gain for the block, and the loop is the DC blocker alone.
+            let gain = Float(a)
+            for n in 0..<count {
+                let x = bus[n] * gain
+                // One-pole DC blocker with a 1 Hz corner: removes the sawtooth's mean without drooping low notes.
+                let y = x - x1 + dcPole * y1
+                x1 = x; y1 = y
+                bus[n] = y
             }
-            // One-pole DC blocker with a 1 Hz corner: removes the sawtooth's mean without drooping low notes.
-            let y = x - x1 + dcPole * y1
-            x1 = x; y1 = y
-            bus[n] = y
+        } else {
+            for n in 0..<count {
+                a += min(max(target - a, -maxStep), maxStep)
+                let x = bus[n] * Float(a)
+                let y = x - x1 + dcPole * y1
+                x1 = x; y1 = y
+                bus[n] = y
+            }
         }
         part.pointee.amplitude = a
         part.pointee.dcX = x1; part.pointee.dcY = y1
@@ -223,12 +229,13 @@ public final class Engine: @unchecked Sendable {
         let period = Float(maxBlock)
         let dl = (part.pointee.panLeft - l0) / period, dr = (part.pointee.panRight - r0) / period
         var peak = part.pointee.peak
+        var k = Float(intoPeriod + 1)
         for n in 0..<count {
             let s = bus[n]
-            let k = Float(intoPeriod + n + 1)
             out[2 * n] += s * (l0 + dl * k)
             out[2 * n + 1] += s * (r0 + dr * k)
             peak = max(peak, abs(s))
+            k += 1
         }
         part.pointee.peak = peak
     }
