@@ -72,7 +72,7 @@ struct SwiftReference {
         let ratio = v.pointee.ratio, gain = v.pointee.gain
         var u = v.pointee.u, phase = v.pointee.phase, f = v.pointee.f, seg = v.pointee.seg
         for n in 0..<count {
-            if poly { bus[n] += Float(gain) * kSin2Pi(Float(phase)) } else { bus[n] += Float(gain * sin(2 * Double.pi * phase)) }
+            if poly { bus[n] += Float(gain) * fastSin2Pi(Float(phase)) } else { bus[n] += Float(gain * sin(2 * Double.pi * phase)) }
             u += du
             if u >= period { u -= period; seg = 0 }
             while u >= end[seg] { seg += 1 }

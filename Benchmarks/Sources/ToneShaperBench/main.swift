@@ -5,13 +5,13 @@ import Darwin
 #endif
 import ToneShaperCore
 
-// toneshaper-bench [--runs N] [--seconds S] [--dense-seconds S] [--quick] [--only a,b,c,kernels]
+// toneshaper-bench [--runs N] [--seconds S] [--dense-seconds S] [--quick] [--only a,b,c]
 //                  [--waves sine,saw] [--voices 64,256]
 //   a: held sine / band-limited saw voices through Engine.render   b: dense performance (OfflineRenderer)
-//   c: C reference vs Swift                                        kernels: hot-spot experiments
+//   c: C reference vs Swift
 
 var runs = 5, seconds = 10.0, denseSeconds = 30.0
-var only: Set<String> = ["a", "b", "c", "kernels"]
+var only: Set<String> = ["a", "b", "c"]
 var waveFilter: Set<String> = ["sine", "saw"]
 var voiceCounts = [64, 256]
 var args = CommandLine.arguments.dropFirst()
@@ -25,7 +25,7 @@ while let a = args.popFirst() {
     case "--quick": runs = 2; seconds = 2; denseSeconds = 5
     case "--only": only = Set((args.popFirst() ?? "").split(separator: ",").map(String.init))
     case "-h", "--help":
-        print("usage: toneshaper-bench [--runs N] [--seconds S] [--dense-seconds S] [--quick] [--only a,b,c,kernels] [--waves sine,saw] [--voices 64,256]")
+        print("usage: toneshaper-bench [--runs N] [--seconds S] [--dense-seconds S] [--quick] [--only a,b,c] [--waves sine,saw] [--voices 64,256]")
         exit(0)
     default:
         print("toneshaper-bench: unknown argument \(a)"); exit(2)
@@ -112,10 +112,6 @@ if only.contains("c") {
     record("swift_c_ratio", [("engine_over_c_libm", fmt(engineSine64 / cLibm.ns, 3)),
                              ("same_loop_libm", fmt(sLibm.ns / cLibm.ns, 3)), ("same_loop_poly", fmt(sPoly.ns / cPoly.ns, 3))])
     print("")
-}
-
-if only.contains("kernels") {
-    runKernelExperiments(seconds: seconds, runs: runs) { figure, fields in record(figure, fields) }
 }
 
 print("Timing: wall clock (CLOCK_MONOTONIC), best run; the process was off-CPU for \(fmt(100 * timingLog.worstBestOffCPU, 1)) % of")
