@@ -76,3 +76,14 @@ struct ControllerMapTests {
         #expect(difference > 0.05, "fidelity N = 1 should change the wave, max difference \(difference)")
     }
 }
+
+@Suite("Wave type by controller index")
+struct WaveTypeIndexTests {
+    @Test("WaveType(index:) follows allCases, and out-of-range indices clamp to the ends")
+    func followsAllCases() {
+        #expect(WaveType.count == WaveType.allCases.count)
+        for (i, wave) in WaveType.allCases.enumerated() { #expect(WaveType(index: i) == wave) }
+        #expect(WaveType(index: -3) == WaveType.allCases.first)
+        #expect(WaveType(index: 99) == WaveType.allCases.last)
+    }
+}

@@ -161,9 +161,7 @@ public final class Engine: @unchecked Sendable {
             // Pan moves linearly across the coming period, from where the last one ended.
             part.pointee.panFromLeft = part.pointee.panLeft
             part.pointee.panFromRight = part.pointee.panRight
-            let angle = (part.pointee.pan + 1) * Double.pi / 4
-            part.pointee.panLeft = Float(_cos(angle))
-            part.pointee.panRight = Float(_sin(angle))
+            part.pointee.aimPan()
         }
     }
 
@@ -502,8 +500,7 @@ public final class Engine: @unchecked Sendable {
             slot.pointee.updateStep(sampleRate: sampleRate)
         }
         partRatio[p] = currentRatio(part: p)
-        let angle = (part.pointee.pan + 1) * Double.pi / 4
-        part.pointee.panLeft = Float(_cos(angle)); part.pointee.panRight = Float(_sin(angle))
+        part.pointee.aimPan()
         part.pointee.panFromLeft = part.pointee.panLeft; part.pointee.panFromRight = part.pointee.panRight
     }
 

@@ -41,4 +41,11 @@ struct Part {
     // DC blocker state: the article's sawtooth (0…1) has a mean of ½, which must not reach the speakers.
     var dcX: Float = 0
     var dcY: Float = 0
+
+    /// Equal-power gains for the current pan position: the end of the next pan ramp.
+    mutating func aimPan() {
+        let angle = (pan + 1) * Double.pi / 4
+        panLeft = Float(_cos(angle))
+        panRight = Float(_sin(angle))
+    }
 }

@@ -15,13 +15,11 @@ public enum WaveType: String, Codable, CaseIterable, Sendable {
     case bandLimitedSawtooth = "band-limited-sawtooth"
     case noise
 
-    /// Stable small integer, used when a controller selects the wave type.
-    public var index: Int { WaveType.allCases.firstIndex(of: self)! }
-
     /// Number of wave types (a constant, so the audio thread never builds `allCases`).
     public static let count = 11
 
-    /// The wave type with a given index, clamped; a switch, so it allocates nothing.
+    /// The wave type at position `index` of `allCases` (clamped), for a controller selecting the
+    /// wave; a switch, so the audio thread allocates nothing. A test keeps it in step with allCases.
     public init(index: Int) {
         switch index {
         case ...0: self = .sine
