@@ -288,6 +288,23 @@ struct EngineTests {
         #expect(quiet.clippedSamples == 0)
     }
 
+    @Test("the article's 0…1 sawtooth reaches the output without its mean (1 Hz DC blocker), and the silence after it is exact zeros")
+    func dcBlocker() throws {
+        let e = try Bench.engine([Bench.tone(110, wave: .sawtooth, amplitude: 0.5, release: 0.01)])
+        let x = Bench.play(e, [(0, .on(69)), (Bench.seconds(3), .off(69))], frames: Bench.seconds(3.5))
+        // The wave's mean is half its level; after two seconds the blocker has taken it out.
+        let settled = Bench.seconds(2)..<Bench.seconds(3)
+        let mean = settled.reduce(0.0) { $0 + Double(x[$1]) } / Double(settled.count)
+        let peak = Double(Signal.peak(x, in: settled))
+        #expect(peak > 0.05)  // 0.5 × the −6 dB master × the centre pan's 0.71 × the ramp's ±½
+        #expect(abs(mean) < 0.01 * peak, "mean \(mean) at peak \(peak)")
+        // A 110 Hz ramp keeps its shape (a 1 Hz corner does not tilt it): peak-to-peak is the full level.
+        let low = settled.map { x[$0] }.min()!, high = settled.map { x[$0] }.max()!
+        #expect(abs(Double(high - low) / (2 * peak) - 1) < 0.05, "peak-to-peak \(high - low), peak \(peak)")
+        // Once the part falls silent the blocker rests too: no decaying offset is left in the output.
+        #expect(x[Bench.seconds(3.2)...].allSatisfy { $0 == 0 })
+    }
+
     @Test("channels are independent parts: a note on channel 2 uses that channel's program and bend")
     func channelsAreIndependent() throws {
         let e = try Bench.engine([Bench.tone(440, program: 0), Bench.tone(300, program: 5)])

@@ -15,9 +15,10 @@ public final class BandLimitedTables: @unchecked Sendable {
     /// Pair tables, [wave][level][index][2]: entry (L, j) holds level L's sample j next to level
     /// L+1's (the last level is paired with itself). The render loop blends two neighbouring levels
     /// at the same index, so all four values it interpolates sit in 16 consecutive bytes: one load,
-    /// one cache line. Each table has one guard sample (index tableSize = index 0).
+    /// one cache line. Each table has two guard samples (indices tableSize and tableSize + 1 repeat
+    /// 0 and 1), so the pair read at any index `position` returns stays inside it.
     let storage: UnsafeMutablePointer<Float>
-    static let stride = tableSize + 1
+    static let stride = tableSize + 2
     static let pairStride = 2 * stride
     static let waveStride = pairStride * levelCount
 
@@ -46,6 +47,7 @@ public final class BandLimitedTables: @unchecked Sendable {
                 let base = level * Self.stride
                 for j in 0..<n { plain[base + j] = Float(acc[j]) }
                 plain[base + n] = plain[base]
+                plain[base + n + 1] = plain[base + 1]
             }
             for level in 0..<Self.levelCount {
                 let lean = min(level + 1, Self.levelCount - 1)
@@ -115,13 +117,17 @@ public final class BandLimitedTables: @unchecked Sendable {
         return (min(max(level, 0), levelCount - 1), inRange ? (m - lo) * inverseSpan : 0)
     }
 
-    /// ⌊x⌋ for x in [0, tableSize], clamped to tableSize − 1, without Swift's checked float→int
-    /// conversion: adding 1.5·2²³ leaves round(x − ½) in the low mantissa bits. At an exact tie
-    /// it can be ⌊x⌋ − 1, which the interpolation absorbs (its fraction is then 1).
-    @inline(__always) static func index(_ x: Float) -> Int {
-        let rounded = (x - 0.5) + 12_582_912
-        let i = Int(rounded.bitPattern & 0x007F_FFFF) - 0x40_0000
-        return min(max(i, 0), tableSize - 1)
+    /// The table position of a phase in [0, 1): index ⌊phase·tableSize⌋ and the fraction past it.
+    /// No float→int conversion (Swift checks those): adding 1.5·2⁵² to x − ½ leaves round(x − ½)
+    /// in the low bits. x is exact (tableSize is a power of two); at a tie the index can be one low,
+    /// which the interpolation absorbs (its fraction is then 1). The result is at most tableSize,
+    /// whose pair the second guard sample completes, and clamped there whatever the phase.
+    @inline(__always) static func position(phase: Double) -> (index: Int, fraction: Float) {
+        let x = phase * Double(tableSize)
+        let magic = 6_755_399_441_055_744.0
+        let rounded = (x - 0.5) + magic
+        let i = min(UInt32(truncatingIfNeeded: rounded.bitPattern), UInt32(tableSize))
+        return (Int(i), Float(x - (rounded - magic)))
     }
 
     /// First table of a band-limited wave type.

@@ -50,7 +50,21 @@ struct EchoLine {
             let frac = Float(dd - Double(whole))
             var r = w - whole - 1
             if r < 0 { r += cap }
-            for n in 0..<count {
+            var n = 0
+            while n < count {
+                // Eight at a time while no index wraps and the reads (whole + 1 samples back) all
+                // precede this group's writes; the scalar step below handles the rest.
+                if whole >= 8 && n + 8 <= count && w + 8 <= cap && r + 9 <= cap {
+                    let older = UnsafeRawPointer(buffer + r).loadUnaligned(as: SIMD8<Float>.self)
+                    let newer = UnsafeRawPointer(buffer + r + 1).loadUnaligned(as: SIMD8<Float>.self)
+                    let y = UnsafeRawPointer(io + n).loadUnaligned(as: SIMD8<Float>.self) + vol * (newer + (older - newer) * frac)
+                    UnsafeMutableRawPointer(buffer + w).storeBytes(of: y, as: SIMD8<Float>.self)
+                    UnsafeMutableRawPointer(io + n).storeBytes(of: y, as: SIMD8<Float>.self)
+                    n += 8; w += 8; r += 8
+                    if w == cap { w = 0 }
+                    if r == cap { r = 0 }
+                    continue
+                }
                 // Reading one sample further back and forward by (1 − frac) equals reading back dd.
                 let r1 = r + 1 == cap ? 0 : r + 1
                 let delayed = buffer[r1] + (buffer[r] - buffer[r1]) * frac
@@ -60,6 +74,7 @@ struct EchoLine {
                 w += 1
                 if w == cap { w = 0 }
                 r = r1
+                n += 1
             }
             writeIndex = w
             if volume == 0 { clear() }

@@ -22,6 +22,13 @@ public final class Engine: @unchecked Sendable {
     let slotUsers: UnsafeMutablePointer<Int>
     let partRatio: UnsafeMutablePointer<Double>
     let buses: UnsafeMutablePointer<Float>
+    /// The stereo mix, one plane per side (maxBlock each), so the pan loop vectorises; interleaved
+    /// only when written out.
+    let mixLeft: UnsafeMutablePointer<Float>
+    let mixRight: UnsafeMutablePointer<Float>
+    /// Output DC blocker state (x[n−1], y[n−1]) for left and right.
+    var dcLeft: (x: Float, y: Float) = (0, 0)
+    var dcRight: (x: Float, y: Float) = (0, 0)
     let scratch: VoiceScratch
     let tables: UnsafeMutablePointer<Float>
     let tablesOwner: BandLimitedTables
@@ -67,6 +74,10 @@ public final class Engine: @unchecked Sendable {
         partRatio.initialize(repeating: 1, count: 16)
         buses = .allocate(capacity: 16 * maxBlock)
         buses.initialize(repeating: 0, count: 16 * maxBlock)
+        mixLeft = .allocate(capacity: maxBlock)
+        mixLeft.initialize(repeating: 0, count: maxBlock)
+        mixRight = .allocate(capacity: maxBlock)
+        mixRight.initialize(repeating: 0, count: maxBlock)
         // One slot per part plus one per voice: however many program changes happen, every sounding
         // note keeps the slot it started on and a free one is always left for the next change.
         slotCount = 16 + voiceCount
@@ -90,7 +101,7 @@ public final class Engine: @unchecked Sendable {
         slots.deinitialize(count: slotCount); slots.deallocate(); slotUsers.deallocate()
         parts.deinitialize(count: 16); parts.deallocate()
         voices.deinitialize(count: voiceCount); voices.deallocate()
-        partRatio.deallocate(); buses.deallocate(); scratch.deallocate(); presets.deallocate()
+        partRatio.deallocate(); buses.deallocate(); mixLeft.deallocate(); mixRight.deallocate(); scratch.deallocate(); presets.deallocate()
     }
 
     // MARK: - Rendering
@@ -145,14 +156,14 @@ public final class Engine: @unchecked Sendable {
         for i in 0..<voiceCount where voices[i].stage == .releasing && voices[i].rampLeft == 0 && voices[i].gain <= 0 {
             finish(voices + i)
         }
+        var anyAudible = false
         for p in 0..<16 {
             let part = parts + p
-            part.pointee.audible = part.pointee.activeVoices > 0 || (part.pointee.audible && part.pointee.peak > 1e-6)
-            part.pointee.peak = 0
-            if !part.pointee.audible {
-                part.pointee.dcX = 0; part.pointee.dcY = 0
-                continue
-            }
+            let echo = part.pointee.echo
+            let echoing = echo.isOff ? 0 : Int(max(echo.delaySamples, echo.delayTarget)) + 2
+            part.pointee.audible = part.pointee.activeVoices > 0 || (part.pointee.audible && part.pointee.quietFrames <= echoing)
+            if !part.pointee.audible { continue }
+            anyAudible = true
             slots[part.pointee.currentSlot].glide(table: presets, sampleRate: sampleRate, coefficient: glideCoefficient)
             if part.pointee.vibratoDepth > 0 {
                 part.pointee.vibratoPhase = fractionalPart(part.pointee.vibratoPhase + 5.5 * seconds)
@@ -163,10 +174,14 @@ public final class Engine: @unchecked Sendable {
             part.pointee.panFromRight = part.pointee.panRight
             part.pointee.aimPan()
         }
+        // All quiet: the output DC blocker starts from rest, so silence is exact zeros.
+        if !anyAudible { dcLeft = (0, 0); dcRight = (0, 0) }
     }
 
     func renderBlock(_ out: UnsafeMutablePointer<Float>, count: Int, intoPeriod: Int) {
-        out.update(repeating: 0, count: 2 * count)
+        let left = mixLeft, right = mixRight
+        left.update(repeating: 0, count: count)
+        right.update(repeating: 0, count: count)
         for p in 0..<16 where parts[p].audible {
             (buses + p * maxBlock).update(repeating: 0, count: count)
         }
@@ -178,64 +193,81 @@ public final class Engine: @unchecked Sendable {
                              nyquistReciprocal: nyquistReciprocal, into: buses + p * maxBlock)
         }
         for p in 0..<16 where parts[p].audible {
-            mixPart(p, into: out, count: count, intoPeriod: intoPeriod)
+            mixPart(p, count: count, intoPeriod: intoPeriod)
         }
-        let master = Float(configuration.masterGain)
+        // Master: gain, a one-pole DC blocker with a 1 Hz corner per side (whatever mean a shape or
+        // an echo builds up never reaches the speakers, and low notes do not droop), hard clip
+        // (counted), interleave.
+        let master = Float(configuration.masterGain), pole = dcPole
+        var (xl, yl) = dcLeft, (xr, yr) = dcRight
         var clipped = 0
-        for n in 0..<(2 * count) {
-            let x = out[n] * master
-            let y = min(max(x, -1), 1)
-            clipped += y != x ? 1 : 0
-            out[n] = y
+        for n in 0..<count {
+            let l = left[n] * master, r = right[n] * master
+            let bl = l - xl + pole * yl, br = r - xr + pole * yr
+            xl = l; yl = bl; xr = r; yr = br
+            let cl = min(max(bl, -1), 1), cr = min(max(br, -1), 1)
+            clipped += (cl != bl ? 1 : 0) + (cr != br ? 1 : 0)
+            out[2 * n] = cl
+            out[2 * n + 1] = cr
         }
+        dcLeft = (xl, yl); dcRight = (xr, yr)
         clippedSamples += clipped
     }
 
-    /// Gain (ramped), DC blocker, echo, then equal-power pan onto the stereo output.
-    func mixPart(_ p: Int, into out: UnsafeMutablePointer<Float>, count: Int, intoPeriod: Int) {
+    /// A part's bus: gain (ramped), echo, then equal-power pan onto the stereo mix.
+    func mixPart(_ p: Int, count: Int, intoPeriod: Int) {
         let part = parts + p
         let bus = buses + p * maxBlock
         var a = part.pointee.amplitude
         let target = part.pointee.amplitudeTarget
-        let maxStep = 1 / rampSamples
-        var x1 = part.pointee.dcX, y1 = part.pointee.dcY
-        let dcPole = self.dcPole
         if a == target {
-            // Settled (the usual case): one gain for the block, and the loop is the DC blocker alone.
+            // Settled (the usual case): one gain for the block.
             let gain = Float(a)
-            for n in 0..<count {
-                let x = bus[n] * gain
-                // One-pole DC blocker with a 1 Hz corner: removes the sawtooth's mean without drooping low notes.
-                let y = x - x1 + dcPole * y1
-                x1 = x; y1 = y
-                bus[n] = y
-            }
+            for n in 0..<count { bus[n] *= gain }
         } else {
+            let maxStep = 1 / rampSamples
             for n in 0..<count {
                 a += min(max(target - a, -maxStep), maxStep)
-                let x = bus[n] * Float(a)
-                let y = x - x1 + dcPole * y1
-                x1 = x; y1 = y
-                bus[n] = y
+                bus[n] *= Float(a)
             }
+            part.pointee.amplitude = a
         }
-        part.pointee.amplitude = a
-        part.pointee.dcX = x1; part.pointee.dcY = y1
         part.pointee.echo.process(bus, count: count)
 
+        // Pan moves linearly across the control period; the ramp position is exact integer frames.
         let l0 = part.pointee.panFromLeft, r0 = part.pointee.panFromRight
         let period = Float(maxBlock)
         let dl = (part.pointee.panLeft - l0) / period, dr = (part.pointee.panRight - r0) / period
-        var peak = part.pointee.peak
-        var k = Float(intoPeriod + 1)
+        let left = mixLeft, right = mixRight
+        let first = Int32(truncatingIfNeeded: intoPeriod + 1)
         for n in 0..<count {
+            let k = Float(first &+ Int32(truncatingIfNeeded: n))
             let s = bus[n]
-            out[2 * n] += s * (l0 + dl * k)
-            out[2 * n + 1] += s * (r0 + dr * k)
-            peak = max(peak, abs(s))
-            k += 1
+            left[n] += s * (l0 + dl * k)
+            right[n] += s * (r0 + dr * k)
         }
-        part.pointee.peak = peak
+        // Loudness decides when an echo tail has died away; while notes sound it is not needed
+        // (`activeVoices` only falls at control ticks), so it is only measured once they have stopped.
+        if part.pointee.activeVoices > 0 || Engine.peak(bus, count: count) > 1e-6 {
+            part.pointee.quietFrames = 0
+        } else {
+            part.pointee.quietFrames += count
+        }
+    }
+
+    /// Largest |x| over `count` samples, eight lanes at a time.
+    @inline(__always) static func peak(_ x: UnsafeMutablePointer<Float>, count: Int) -> Float {
+        var high = SIMD8<Float>(repeating: 0), low = SIMD8<Float>(repeating: 0)
+        var n = 0
+        while n + 8 <= count {
+            let v = UnsafeRawPointer(x + n).loadUnaligned(as: SIMD8<Float>.self)
+            high = pointwiseMax(high, v)
+            low = pointwiseMin(low, v)
+            n += 8
+        }
+        var result = max(high.max(), -low.min())
+        while n < count { result = max(result, abs(x[n])); n += 1 }
+        return result
     }
 
     // MARK: - Events
@@ -491,7 +523,7 @@ public final class Engine: @unchecked Sendable {
         let part = parts + p
         guard !part.pointee.audible else { return }
         part.pointee.audible = true
-        part.pointee.peak = 0
+        part.pointee.quietFrames = 0
         let slot = slots + part.pointee.currentSlot
         if slot.pointee.duration != slot.pointee.durationTarget || slot.pointee.fidelity != slot.pointee.fidelityTarget {
             slot.pointee.duration = slot.pointee.durationTarget

@@ -35,12 +35,10 @@ struct Part {
     var activeVoices = 0
     /// True while the bus may still be sounding (voices or an echo tail).
     var audible = false
-    /// Loudest bus sample since the last control tick (decides `audible`).
-    var peak: Float = 0
+    /// Frames since the bus last carried sound (above −120 dBFS); 0 while notes sound. The part
+    /// stays audible until that is longer than its echo delay: the echo line may still hold a repeat.
+    var quietFrames = 0
     var echo: EchoLine
-    // DC blocker state: the article's sawtooth (0…1) has a mean of ½, which must not reach the speakers.
-    var dcX: Float = 0
-    var dcY: Float = 0
 
     /// Equal-power gains for the current pan position: the end of the next pan ramp.
     mutating func aimPan() {

@@ -116,6 +116,21 @@ extension Voice {
         let wantsFrequency = wave.isBandLimited, wantsPrecise = wave.isFourierSeries
         // A constant envelope that has settled at 1 needs no smoothing at all.
         let kind = envelopeKind == 0 && smoothedEnvelope == 1 ? 3 : envelopeKind
+        if wantsFrequency {
+            // Band-limited waves read a table at a data-dependent address, which no compiler
+            // vectorises: one fused loop lets that work fill the cycles pass 1's phase chain waits on.
+            let base = BandLimitedTables.waveBase(tables, wave)
+            let scale = Float(Double(BandLimitedTables.maxHarmonics) * nyquistReciprocal)
+            // Steady (no ramp, envelope settled at 1: the usual held note) takes one gain for the block.
+            switch kind {
+            case 3 where rampLeft == 0: advanceBandLimited(Unity.self, SteadyGain.self, count, intoPeriod, s, u, seg, ratio, halfStep, base, scale, bus)
+            case 3: advanceBandLimited(Unity.self, RampedGain.self, count, intoPeriod, s, u, seg, ratio, halfStep, base, scale, bus)
+            case 0: advanceBandLimited(ConstantLevel.self, RampedGain.self, count, intoPeriod, s, u, seg, ratio, halfStep, base, scale, bus)
+            case 1: advanceBandLimited(LinearDecay.self, RampedGain.self, count, intoPeriod, s, u, seg, ratio, halfStep, base, scale, bus)
+            default: advanceBandLimited(ExponentialDecay.self, RampedGain.self, count, intoPeriod, s, u, seg, ratio, halfStep, base, scale, bus)
+            }
+            return
+        }
         // Steady: level settled and no ramp under way (ramps start only at events, which begin
         // blocks), so the gain is one number for the whole block.
         let steady = kind == 3 && rampLeft == 0
@@ -155,32 +170,7 @@ extension Voice {
         case .squareFourier, .triangleFourier, .sawtoothFourier:
             Voice.mixFourier(wave, terms: terms, count: count, phase: pd, gain: ga, into: bus)
         case .bandLimitedSquare, .bandLimitedTriangle, .bandLimitedSawtooth:
-            // Two neighbouring levels read at one shared index, blended by the Float level weight.
-            let base = BandLimitedTables.waveBase(tables, wave)
-            let scale = Float(Double(BandLimitedTables.maxHarmonics) * nyquistReciprocal)
-            // The level and weight move slowly with the frequency: they are chosen every 8 samples of
-            // absolute time (so block boundaries change nothing), with 1 % headroom for the frequency
-            // to rise before the next choice, and held in between.
-            var n = 0
-            while n < count {
-                if (intoPeriod + n) & 7 == 0 {
-                    (blendLevel, blendWeight) = BandLimitedTables.blend(scaledFrequency: fr[n] * scale * 1.01)
-                }
-                let stop = min(count, n + 8 - ((intoPeriod + n) & 7))
-                let pairs = UnsafeRawPointer(base + blendLevel * BandLimitedTables.pairStride)
-                let w = blendWeight
-                while n < stop {
-                    let x = ph[n] * Float(BandLimitedTables.tableSize)
-                    let i = BandLimitedTables.index(x)
-                    let t = x - Float(i)
-                    // (rich[i], lean[i], rich[i+1], lean[i+1]) in one load.
-                    let q = pairs.loadUnaligned(fromByteOffset: 8 * i, as: SIMD4<Float>.self)
-                    let here = q.lowHalf, next = q.highHalf
-                    let v = here + (next - here) * t
-                    bus[n] += (v.x + (v.y - v.x) * w) * (steady ? steadyGain : ga[n])
-                    n += 1
-                }
-            }
+            break  // rendered by advanceBandLimited above
         case .noise:
             var x = noise
             for n in 0..<count {
@@ -248,6 +238,78 @@ extension Voice {
                 if left == 0 { g = target }
             }
         }
+        self.u = u; segment = seg; self.phase = phase; frequency = f
+        gain = g; envelope = env; smoothedEnvelope = smoothed; rampLeft = left
+    }
+
+    /// Pass 1 and the band-limited table read in one loop, for the band-limited waves. Two
+    /// neighbouring levels are read at one shared index and blended by the Float level weight; the
+    /// level and weight are chosen every 8 samples of absolute time (so block boundaries change
+    /// nothing), with 1 % headroom for the frequency to rise before the next choice.
+    @inline(__always)
+    mutating func advanceBandLimited<E: EnvelopeShape, G: GainMode>(
+        _: E.Type, _: G.Type, _ count: Int, _ intoPeriod: Int, _ s: UnsafeMutablePointer<ShapeSlot>, _ start: Double,
+        _ startSegment: Int, _ ratio: Double, _ halfStep: Double, _ base: UnsafeMutablePointer<Float>,
+        _ scale: Float, _ bus: UnsafeMutablePointer<Float>
+    ) {
+        let curve = s.pointee.curve
+        let end = curve.end, slope = curve.slope, intercept = curve.intercept
+        let du = s.pointee.du, period = s.pointee.period
+        let invPeriod = 1 / period
+        var u = start, seg = startSegment
+        var phase = self.phase, f = self.frequency
+        if ratio != frequencyRatio {
+            f *= ratio / frequencyRatio
+            frequencyRatio = ratio
+        }
+        var limit = min(end[seg], period)
+        var df = slope[seg] * du * ratio
+        var g = gain, env = envelope, smoothed = smoothedEnvelope
+        var left = rampLeft
+        let step = gainStep, target = gainTarget
+        let decay = envelopeDecay, smoothing = envelopeSmoothing
+        var level = blendLevel, w = blendWeight
+        let steadyGain = Float(g)
+        var n = 0
+        while n < count {
+            if (intoPeriod + n) & 7 == 0 {
+                (level, w) = BandLimitedTables.blend(scaledFrequency: Float(f) * scale * 1.01)
+            }
+            let stop = min(count, n + 8 - ((intoPeriod + n) & 7))
+            let pairs = UnsafeRawPointer(base + level * BandLimitedTables.pairStride)
+            while n < stop {
+                if E.smooths { smoothed += (E.value(u: u, invPeriod: invPeriod, running: env) - smoothed) * smoothing }
+                let (i, t) = BandLimitedTables.position(phase: phase)
+                // (rich[i], lean[i], rich[i+1], lean[i+1]) in one load.
+                let q = pairs.loadUnaligned(fromByteOffset: 8 * i, as: SIMD4<Float>.self)
+                let here = q.lowHalf, next = q.highHalf
+                let v = here + (next - here) * t
+                bus[n] += (v.x + (v.y - v.x) * w) * (G.ramps ? Float(g * smoothed) : steadyGain)
+                // Advance to the next sample (as in `advance`).
+                u += du
+                let fNext: Double
+                if u >= limit {
+                    if u >= period { u -= period; seg = 0; env = 1 } else if E.usesRunningValue { env *= decay }
+                    while u >= end[seg] { seg += 1 }
+                    limit = min(end[seg], period)
+                    df = slope[seg] * du * ratio
+                    fNext = (intercept[seg] + slope[seg] * u) * ratio
+                } else {
+                    if E.usesRunningValue { env *= decay }
+                    fNext = f + df
+                }
+                phase += (f + fNext) * halfStep
+                f = fNext
+                if phase >= 1 { phase -= Double(Int64(phase)) }
+                if G.ramps && left > 0 {
+                    g += step
+                    left -= 1
+                    if left == 0 { g = target }
+                }
+                n &+= 1
+            }
+        }
+        blendLevel = level; blendWeight = w
         self.u = u; segment = seg; self.phase = phase; frequency = f
         gain = g; envelope = env; smoothedEnvelope = smoothed; rampLeft = left
     }
@@ -327,6 +389,11 @@ enum ExponentialDecay: EnvelopeShape {
     static var smooths: Bool { true }
     @inline(__always) static func value(u: Double, invPeriod: Double, running: Double) -> Double { running }
 }
+
+/// Whether the gain moves within a block (a ramp or a smoothed envelope), resolved at compile time.
+protocol GainMode { static var ramps: Bool { get } }
+enum SteadyGain: GainMode { static var ramps: Bool { false } }
+enum RampedGain: GainMode { static var ramps: Bool { true } }
 
 /// What pass 2 needs besides the Float phase and the gain.
 protocol PhaseOutputs {
