@@ -498,7 +498,7 @@ public final class Engine: @unchecked Sendable {
         v.pointee.envelopeKind = info.envelopeKind
         v.pointee.envelopeDecay = _exp(-info.envelopeRate / sampleRate)
         v.pointee.noteRatio = _exp2((Double(note) - Double(info.rootNote)) / 12)
-        v.pointee.u = 0
+        v.pointee.anchor(at: 0, step: slots[slotIndex].du)
         v.pointee.curveLastX = slots[slotIndex].curve.lastX
         v.pointee.segment = 0
         v.pointee.envelope = 1

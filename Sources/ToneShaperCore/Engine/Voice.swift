@@ -24,8 +24,15 @@ struct Voice {
     var envelopeSmoothing: Double = 1  // one-pole coefficient for ~1 ms
     var noteRatio: Double = 1      // 2^((note − root)/12)
 
-    // Position in the shape (curve units) and its segment cursor.
-    var u: Double = 0
+    /// Position in the shape (curve units) = origin + steps·step: counted in whole samples from
+    /// the last anchor (note start, loop, a duration or fidelity change), not summed, so the loop
+    /// knows how many samples are left in a segment and the position does not drift — a pass reads
+    /// u = i·du exactly as the article's sampling does.
+    var origin: Double = 0
+    var steps = 0
+    var step: Double = 0
+    var position: Double { origin + Double(steps) * step }
+    mutating func anchor(at u: Double, step du: Double) { origin = u; steps = 0; step = du }
     /// The curve's extent when `u` was last set: a fidelity change rescales u by the new extent,
     /// so the note keeps its place in the shape.
     var curveLastX: Double = 1
@@ -73,30 +80,33 @@ struct VoiceScratch {
     let phase: UnsafeMutablePointer<Float>
     /// The same phase in Double, for the Fourier series whose high partials need it.
     let precisePhase: UnsafeMutablePointer<Double>
-    let frequency: UnsafeMutablePointer<Float>
     let gain: UnsafeMutablePointer<Float>
     init(capacity: Int) {
         phase = .allocate(capacity: capacity)
         precisePhase = .allocate(capacity: capacity)
-        frequency = .allocate(capacity: capacity)
         gain = .allocate(capacity: capacity)
     }
-    func deallocate() { phase.deallocate(); precisePhase.deallocate(); frequency.deallocate(); gain.deallocate() }
+    func deallocate() { phase.deallocate(); precisePhase.deallocate(); gain.deallocate() }
 }
 
 extension Voice {
-    /// Advances the voice `count` samples: pass 1 (sequential) integrates the phase and computes
-    /// the gain; pass 2 (independent per sample, vectorisable) evaluates the wave and mixes it in.
+    /// Advances the voice `count` samples. The phase walk (sequential) feeds either a band-limited
+    /// table read in the same loop, or scratch buffers that a second, vectorisable pass turns into
+    /// the wave and mixes in.
     @inline(__always)
     mutating func render(count: Int, intoPeriod: Int, slot s: UnsafeMutablePointer<ShapeSlot>, ratio: Double, halfStep: Double,
                          scratch: VoiceScratch, tables: UnsafeMutablePointer<Float>, nyquistReciprocal: Double,
                          into bus: UnsafeMutablePointer<Float>) {
         let curve = s.pointee.curve
-        let period = s.pointee.period
-        var u = self.u
+        let period = s.pointee.period, du = s.pointee.du
+        var u = position
+        // Knob changes land at control ticks, so re-anchoring here happens at the same frame
+        // however the caller cuts blocks.
+        if du != step { anchor(at: u, step: du) }  // duration glided: count on in the new step
         if curve.lastX != curveLastX {
             // A fidelity change rebuilt the curve: keep the place in the shape, re-read the frequency.
             u *= curve.lastX / curveLastX
+            anchor(at: u, step: du)
             curveLastX = curve.lastX
             frequency = curve.value(at: min(u, curve.lastX)) * ratio
             frequencyRatio = ratio
@@ -104,6 +114,7 @@ extension Voice {
         if u >= period {
             // A shorter duration put the voice past the end of the loop: back into it, read afresh.
             u -= period * Double(Int(u / period))
+            anchor(at: u, step: du)
             frequency = curve.value(at: u) * ratio
             frequencyRatio = ratio
         }
@@ -111,46 +122,30 @@ extension Voice {
         let carried = segment
         let seg = carried < curve.segmentCount && u < curve.end[carried] && (carried == 0 || u >= curve.end[carried - 1])
             ? carried : curve.segment(containing: u)
-        // Pass 1, specialised per envelope and per what pass 2 needs, so the loop carries no
-        // per-sample decisions the compiler could not resolve.
-        let wantsFrequency = wave.isBandLimited, wantsPrecise = wave.isFourierSeries
-        // A constant envelope that has settled at 1 needs no smoothing at all.
+        // A constant envelope that has settled at 1 needs no smoothing at all; with no ramp under
+        // way either (ramps start only at events, which begin blocks) the gain is one number.
         let kind = envelopeKind == 0 && smoothedEnvelope == 1 ? 3 : envelopeKind
-        if wantsFrequency {
-            // Band-limited waves read a table at a data-dependent address, which no compiler
-            // vectorises: one fused loop lets that work fill the cycles pass 1's phase chain waits on.
-            let base = BandLimitedTables.waveBase(tables, wave)
-            let scale = Float(Double(BandLimitedTables.maxHarmonics) * nyquistReciprocal)
-            // Steady (no ramp, envelope settled at 1: the usual held note) takes one gain for the block.
-            switch kind {
-            case 3 where rampLeft == 0: advanceBandLimited(Unity.self, SteadyGain.self, count, intoPeriod, s, u, seg, ratio, halfStep, base, scale, bus)
-            case 3: advanceBandLimited(Unity.self, RampedGain.self, count, intoPeriod, s, u, seg, ratio, halfStep, base, scale, bus)
-            case 0: advanceBandLimited(ConstantLevel.self, RampedGain.self, count, intoPeriod, s, u, seg, ratio, halfStep, base, scale, bus)
-            case 1: advanceBandLimited(LinearDecay.self, RampedGain.self, count, intoPeriod, s, u, seg, ratio, halfStep, base, scale, bus)
-            default: advanceBandLimited(ExponentialDecay.self, RampedGain.self, count, intoPeriod, s, u, seg, ratio, halfStep, base, scale, bus)
-            }
+        let steady = kind == 3 && rampLeft == 0
+        if wave.isBandLimited {
+            // A table read at a data-dependent address, which no compiler vectorises: done in the
+            // phase walk's loop, it fills the cycles the walk's dependency chain leaves idle.
+            var sink = TableSink(base: BandLimitedTables.waveBase(tables, wave),
+                                 scale: Float(Double(BandLimitedTables.maxHarmonics) * nyquistReciprocal),
+                                 bus: bus, level: blendLevel, weight: blendWeight)
+            walk(&sink, kind: kind, count: count, intoPeriod: intoPeriod, slot: s, segment: seg, ratio: ratio, halfStep: halfStep)
+            blendLevel = sink.level; blendWeight = sink.weight
             return
         }
-        // Steady: level settled and no ramp under way (ramps start only at events, which begin
-        // blocks), so the gain is one number for the whole block.
-        let steady = kind == 3 && rampLeft == 0
-        let steadyGain = Float(gain)
-        switch (kind, wantsFrequency, wantsPrecise) {
-        case (3, false, false): advance(Unity.self, PhaseOnly.self, count, s, u, seg, ratio, halfStep, scratch, !steady)
-        case (3, true, _): advance(Unity.self, WithFrequency.self, count, s, u, seg, ratio, halfStep, scratch, !steady)
-        case (3, _, true): advance(Unity.self, WithPrecisePhase.self, count, s, u, seg, ratio, halfStep, scratch, !steady)
-        case (0, false, false): advance(ConstantLevel.self, PhaseOnly.self, count, s, u, seg, ratio, halfStep, scratch, !steady)
-        case (1, false, false): advance(LinearDecay.self, PhaseOnly.self, count, s, u, seg, ratio, halfStep, scratch, !steady)
-        case (_, false, false): advance(ExponentialDecay.self, PhaseOnly.self, count, s, u, seg, ratio, halfStep, scratch, !steady)
-        case (0, true, _): advance(ConstantLevel.self, WithFrequency.self, count, s, u, seg, ratio, halfStep, scratch, !steady)
-        case (1, true, _): advance(LinearDecay.self, WithFrequency.self, count, s, u, seg, ratio, halfStep, scratch, !steady)
-        case (_, true, _): advance(ExponentialDecay.self, WithFrequency.self, count, s, u, seg, ratio, halfStep, scratch, !steady)
-        case (0, _, true): advance(ConstantLevel.self, WithPrecisePhase.self, count, s, u, seg, ratio, halfStep, scratch, !steady)
-        case (1, _, true): advance(LinearDecay.self, WithPrecisePhase.self, count, s, u, seg, ratio, halfStep, scratch, !steady)
-        default: advance(ExponentialDecay.self, WithPrecisePhase.self, count, s, u, seg, ratio, halfStep, scratch, !steady)
+        if wave.isFourierSeries {
+            var sink = ScratchSink<WithPrecisePhase>(scratch)
+            walk(&sink, kind: kind, count: count, intoPeriod: intoPeriod, slot: s, segment: seg, ratio: ratio, halfStep: halfStep)
+        } else {
+            var sink = ScratchSink<PhaseOnly>(scratch)
+            walk(&sink, kind: kind, count: count, intoPeriod: intoPeriod, slot: s, segment: seg, ratio: ratio, halfStep: halfStep)
         }
-        let ph = scratch.phase, pd = scratch.precisePhase, fr = scratch.frequency, ga = scratch.gain
-        if steady && wave != .sine && !wave.isBandLimited { ga.update(repeating: steadyGain, count: count) }
+        let ph = scratch.phase, pd = scratch.precisePhase, ga = scratch.gain
+        let steadyGain = Float(gain)
+        if steady && wave != .sine { ga.update(repeating: steadyGain, count: count) }
 
         switch wave {
         case .sine where steady:
@@ -170,7 +165,7 @@ extension Voice {
         case .squareFourier, .triangleFourier, .sawtoothFourier:
             Voice.mixFourier(wave, terms: terms, count: count, phase: pd, gain: ga, into: bus)
         case .bandLimitedSquare, .bandLimitedTriangle, .bandLimitedSawtooth:
-            break  // rendered by advanceBandLimited above
+            break  // read in the walk above
         case .noise:
             var x = noise
             for n in 0..<count {
@@ -181,18 +176,33 @@ extension Voice {
         }
     }
 
-    /// Pass 1: walks the shape and integrates the phase for `count` samples, writing what pass 2
-    /// reads. State lives in locals for the whole loop (the scratch pointers could alias `self`).
+    /// The walk specialised per envelope and per gain mode, so its loop carries no per-sample
+    /// decision the compiler could not resolve.
     @inline(__always)
-    mutating func advance<E: EnvelopeShape, O: PhaseOutputs>(
-        _: E.Type, _: O.Type, _ count: Int, _ s: UnsafeMutablePointer<ShapeSlot>, _ start: Double, _ startSegment: Int,
-        _ ratio: Double, _ halfStep: Double, _ scratch: VoiceScratch, _ writesGain: Bool
+    mutating func walk<S: VoiceSink>(_ sink: inout S, kind: UInt8, count: Int, intoPeriod: Int, slot s: UnsafeMutablePointer<ShapeSlot>,
+                                     segment seg: Int, ratio: Double, halfStep: Double) {
+        switch kind {
+        case 3 where rampLeft == 0: walk(Unity.self, SteadyGain.self, &sink, count, intoPeriod, s, seg, ratio, halfStep)
+        case 3: walk(Unity.self, RampedGain.self, &sink, count, intoPeriod, s, seg, ratio, halfStep)
+        case 0: walk(ConstantLevel.self, RampedGain.self, &sink, count, intoPeriod, s, seg, ratio, halfStep)
+        case 1: walk(LinearDecay.self, RampedGain.self, &sink, count, intoPeriod, s, seg, ratio, halfStep)
+        default: walk(ExponentialDecay.self, RampedGain.self, &sink, count, intoPeriod, s, seg, ratio, halfStep)
+        }
+    }
+
+    /// The phase walk: steps through the shape and integrates the phase for `count` samples,
+    /// handing each sample's phase and gain to `sink`. State lives in locals for the whole loop
+    /// (the sink's pointers could alias `self`).
+    @inline(__always)
+    mutating func walk<E: EnvelopeShape, G: GainMode, S: VoiceSink>(
+        _: E.Type, _: G.Type, _ sink: inout S, _ count: Int, _ intoPeriod: Int, _ s: UnsafeMutablePointer<ShapeSlot>,
+        _ startSegment: Int, _ ratio: Double, _ halfStep: Double
     ) {
         let curve = s.pointee.curve
         let end = curve.end, slope = curve.slope, intercept = curve.intercept
-        let du = s.pointee.du, period = s.pointee.period
+        let du = step, period = s.pointee.period
         let invPeriod = 1 / period
-        var u = start, seg = startSegment
+        var origin = self.origin, k = steps, seg = startSegment
         var phase = self.phase, f = self.frequency
         // Within a segment v(u) is linear, so the frequency moves by a constant per sample; it is
         // evaluated from the curve only where that stops being true (next segment, loop, block start
@@ -201,97 +211,44 @@ extension Voice {
             f *= ratio / frequencyRatio
             frequencyRatio = ratio
         }
-        var limit = min(end[seg], period)
         var df = slope[seg] * du * ratio
+        // The step at which the position reaches the segment's end (or the loop's): until then
+        // the loop needs no position at all.
+        var boundary = Voice.firstStep(reaching: min(end[seg], period), origin: origin, step: du)
         var g = gain, env = envelope, smoothed = smoothedEnvelope
         var left = rampLeft
-        let step = gainStep, target = gainTarget
+        let gainStep = self.gainStep, target = gainTarget
         let decay = envelopeDecay, smoothing = envelopeSmoothing
-        let ph = scratch.phase, pd = scratch.precisePhase, fr = scratch.frequency, ga = scratch.gain
-        for n in 0..<count {
-            // Output of this sample from the current state.
-            if E.smooths { smoothed += (E.value(u: u, invPeriod: invPeriod, running: env) - smoothed) * smoothing }
-            ph[n] = Float(phase)
-            if O.precise { pd[n] = phase }
-            if O.frequency { fr[n] = Float(f) }
-            if writesGain { ga[n] = Float(g * smoothed) }
-            // Advance to the next sample.
-            u += du
-            let fNext: Double
-            if u >= limit {
-                if u >= period { u -= period; seg = 0; env = 1 } else if E.usesRunningValue { env *= decay }
-                while u >= end[seg] { seg += 1 }
-                limit = min(end[seg], period)
-                df = slope[seg] * du * ratio
-                fNext = (intercept[seg] + slope[seg] * u) * ratio
-            } else {
-                if E.usesRunningValue { env *= decay }
-                fNext = f + df
-            }
-            phase += (f + fNext) * halfStep
-            f = fNext
-            // Wrap to [0, 1): a compare on the loop-carried chain instead of a float→int round trip.
-            if phase >= 1 { phase -= Double(Int64(phase)) }
-            if left > 0 {
-                g += step
-                left -= 1
-                if left == 0 { g = target }
-            }
-        }
-        self.u = u; segment = seg; self.phase = phase; frequency = f
-        gain = g; envelope = env; smoothedEnvelope = smoothed; rampLeft = left
-    }
-
-    /// Pass 1 and the band-limited table read in one loop, for the band-limited waves. Two
-    /// neighbouring levels are read at one shared index and blended by the Float level weight; the
-    /// level and weight are chosen every 8 samples of absolute time (so block boundaries change
-    /// nothing), with 1 % headroom for the frequency to rise before the next choice.
-    @inline(__always)
-    mutating func advanceBandLimited<E: EnvelopeShape, G: GainMode>(
-        _: E.Type, _: G.Type, _ count: Int, _ intoPeriod: Int, _ s: UnsafeMutablePointer<ShapeSlot>, _ start: Double,
-        _ startSegment: Int, _ ratio: Double, _ halfStep: Double, _ base: UnsafeMutablePointer<Float>,
-        _ scale: Float, _ bus: UnsafeMutablePointer<Float>
-    ) {
-        let curve = s.pointee.curve
-        let end = curve.end, slope = curve.slope, intercept = curve.intercept
-        let du = s.pointee.du, period = s.pointee.period
-        let invPeriod = 1 / period
-        var u = start, seg = startSegment
-        var phase = self.phase, f = self.frequency
-        if ratio != frequencyRatio {
-            f *= ratio / frequencyRatio
-            frequencyRatio = ratio
-        }
-        var limit = min(end[seg], period)
-        var df = slope[seg] * du * ratio
-        var g = gain, env = envelope, smoothed = smoothedEnvelope
-        var left = rampLeft
-        let step = gainStep, target = gainTarget
-        let decay = envelopeDecay, smoothing = envelopeSmoothing
-        var level = blendLevel, w = blendWeight
         let steadyGain = Float(g)
         var n = 0
         while n < count {
-            if (intoPeriod + n) & 7 == 0 {
-                (level, w) = BandLimitedTables.blend(scaledFrequency: Float(f) * scale * 1.01)
+            let stop: Int
+            if S.groups {
+                let into = (intoPeriod + n) & 7
+                if into == 0 { sink.choose(frequency: f) }
+                stop = min(count, n + 8 - into)
+            } else {
+                stop = count
             }
-            let stop = min(count, n + 8 - ((intoPeriod + n) & 7))
-            let pairs = UnsafeRawPointer(base + level * BandLimitedTables.pairStride)
+            sink.beginGroup(steadyGain: steadyGain)
             while n < stop {
-                if E.smooths { smoothed += (E.value(u: u, invPeriod: invPeriod, running: env) - smoothed) * smoothing }
-                let (i, t) = BandLimitedTables.position(phase: phase)
-                // (rich[i], lean[i], rich[i+1], lean[i+1]) in one load.
-                let q = pairs.loadUnaligned(fromByteOffset: 8 * i, as: SIMD4<Float>.self)
-                let here = q.lowHalf, next = q.highHalf
-                let v = here + (next - here) * t
-                bus[n] += (v.x + (v.y - v.x) * w) * (G.ramps ? Float(g * smoothed) : steadyGain)
-                // Advance to the next sample (as in `advance`).
-                u += du
+                // Output of this sample from the current state.
+                if E.smooths {
+                    let u = origin + Double(k) * du
+                    smoothed += (E.value(u: u, invPeriod: invPeriod, running: env) - smoothed) * smoothing
+                }
+                sink.put(n, phase: phase, gain: G.ramps ? Float(g * smoothed) : steadyGain, G.self)
+                // Advance to the next sample.
+                k &+= 1
                 let fNext: Double
-                if u >= limit {
-                    if u >= period { u -= period; seg = 0; env = 1 } else if E.usesRunningValue { env *= decay }
+                if k >= boundary {
+                    var u = origin + Double(k) * du
+                    if u >= period {
+                        u -= period
+                        origin = u; k = 0; seg = 0; env = 1
+                    } else if E.usesRunningValue { env *= decay }
                     while u >= end[seg] { seg += 1 }
-                    limit = min(end[seg], period)
+                    boundary = Voice.firstStep(reaching: min(end[seg], period), origin: origin, step: du)
                     df = slope[seg] * du * ratio
                     fNext = (intercept[seg] + slope[seg] * u) * ratio
                 } else {
@@ -300,18 +257,28 @@ extension Voice {
                 }
                 phase += (f + fNext) * halfStep
                 f = fNext
+                // Wrap to [0, 1): a compare on the loop-carried chain instead of a float→int round trip.
                 if phase >= 1 { phase -= Double(Int64(phase)) }
                 if G.ramps && left > 0 {
-                    g += step
+                    g += gainStep
                     left -= 1
                     if left == 0 { g = target }
                 }
                 n &+= 1
             }
         }
-        blendLevel = level; blendWeight = w
-        self.u = u; segment = seg; self.phase = phase; frequency = f
+        self.origin = origin; steps = k; segment = seg; self.phase = phase; frequency = f
         gain = g; envelope = env; smoothedEnvelope = smoothed; rampLeft = left
+    }
+
+    /// The first step k with origin + k·step ≥ limit: the float estimate, then corrected so it is
+    /// exactly the step at which the position, computed the same way, reaches the limit.
+    @inline(__always) static func firstStep(reaching limit: Double, origin: Double, step: Double) -> Int {
+        let estimate = ((limit - origin) / step).rounded(.up)
+        var k = estimate > 0 ? Int(min(estimate, 1e15)) : 0
+        while k > 0 && origin + Double(k - 1) * step >= limit { k -= 1 }
+        while origin + Double(k) * step < limit { k += 1 }
+        return k
     }
 
     /// The article's Fourier partial sums, with sin(kθ) from the Chebyshev recurrence
@@ -395,11 +362,73 @@ protocol GainMode { static var ramps: Bool { get } }
 enum SteadyGain: GainMode { static var ramps: Bool { false } }
 enum RampedGain: GainMode { static var ramps: Bool { true } }
 
-/// What pass 2 needs besides the Float phase and the gain.
+/// What the scratch pass needs besides the Float phase and the gain.
 protocol PhaseOutputs {
-    static var frequency: Bool { get }
     static var precise: Bool { get }
 }
-enum PhaseOnly: PhaseOutputs { static var frequency: Bool { false }; static var precise: Bool { false } }
-enum WithFrequency: PhaseOutputs { static var frequency: Bool { true }; static var precise: Bool { false } }
-enum WithPrecisePhase: PhaseOutputs { static var frequency: Bool { false }; static var precise: Bool { true } }
+enum PhaseOnly: PhaseOutputs { static var precise: Bool { false } }
+enum WithPrecisePhase: PhaseOutputs { static var precise: Bool { true } }
+
+/// Where the phase walk's samples go.
+protocol VoiceSink {
+    /// Whether the sink chooses something every 8 frames of absolute time (a table level).
+    static var groups: Bool { get }
+    mutating func choose(frequency: Double)
+    mutating func beginGroup(steadyGain: Float)
+    mutating func put<G: GainMode>(_ n: Int, phase: Double, gain: Float, _: G.Type)
+}
+
+/// Scratch buffers for a second pass over the block.
+struct ScratchSink<O: PhaseOutputs>: VoiceSink {
+    let phase: UnsafeMutablePointer<Float>, precisePhase: UnsafeMutablePointer<Double>, gain: UnsafeMutablePointer<Float>
+    init(_ scratch: VoiceScratch) { phase = scratch.phase; precisePhase = scratch.precisePhase; gain = scratch.gain }
+    static var groups: Bool { false }
+    @inline(__always) mutating func choose(frequency: Double) {}
+    @inline(__always) mutating func beginGroup(steadyGain: Float) {}
+    @inline(__always) mutating func put<G: GainMode>(_ n: Int, phase p: Double, gain g: Float, _: G.Type) {
+        phase[n] = Float(p)
+        if O.precise { precisePhase[n] = p }
+        if G.ramps { gain[n] = g }
+    }
+}
+
+/// A band-limited table read straight into the bus: two neighbouring levels at one shared index,
+/// blended by the level weight. The level and weight are chosen every 8 samples of absolute time
+/// (so block boundaries change nothing), with 1 % headroom for the frequency to rise before the
+/// next choice.
+struct TableSink: VoiceSink {
+    let base: UnsafeMutablePointer<Float>
+    /// Hz to the `blend` scale (maxHarmonics / Nyquist).
+    let scale: Float
+    let bus: UnsafeMutablePointer<Float>
+    var level: Int
+    var weight: Float
+    var pairs: UnsafeRawPointer
+    var levelWeights = SIMD4<Float>(repeating: 0)
+    var steadyWeights = SIMD4<Float>(repeating: 0)
+
+    init(base: UnsafeMutablePointer<Float>, scale: Float, bus: UnsafeMutablePointer<Float>, level: Int, weight: Float) {
+        self.base = base; self.scale = scale; self.bus = bus; self.level = level; self.weight = weight
+        pairs = UnsafeRawPointer(base)
+    }
+
+    static var groups: Bool { true }
+    @inline(__always) mutating func choose(frequency: Double) {
+        (level, weight) = BandLimitedTables.blend(scaledFrequency: Float(frequency) * scale * 1.01)
+    }
+    @inline(__always) mutating func beginGroup(steadyGain: Float) {
+        pairs = UnsafeRawPointer(base + level * BandLimitedTables.pairStride)
+        levelWeights = SIMD4<Float>(1 - weight, weight, 1 - weight, weight)
+        steadyWeights = levelWeights * steadyGain
+    }
+    @inline(__always) mutating func put<G: GainMode>(_ n: Int, phase: Double, gain: Float, _: G.Type) {
+        let (i, t) = BandLimitedTables.position(phase: phase)
+        // (rich[i], lean[i], rich[i+1], lean[i+1]) in one load, weighted bilinearly: the weights
+        // come from the phase alone, so after the load only a multiply and a sum remain (a short
+        // chain keeps several samples' loads in flight).
+        let q = pairs.loadUnaligned(fromByteOffset: 8 * i, as: SIMD4<Float>.self)
+        let p = q * (SIMD4<Float>(1 - t, 1 - t, t, t) * (G.ramps ? levelWeights * gain : steadyWeights))
+        let h = p.lowHalf + p.highHalf
+        bus[n] += h.x + h.y
+    }
+}
