@@ -48,14 +48,7 @@ struct PlayCommand: ParsableCommand {
     @Option(name: .long, help: "Listen to this MIDI channel only (1-16).")
     var channel: Int?
 
-    @Option(name: .long, help: "Controller mapping file (default: Mappings/default.map).")
-    var map: String?
-
-    @Option(name: .long, help: "Play every channel with this preset (name or program number); program changes are then ignored.")
-    var preset: String?
-
-    @Option(name: .long, help: "Voices in the pool.")
-    var voices: Int = 32
+    @OptionGroup var instrument: InstrumentOptions
 
     @Option(name: .long, help: "Master gain in dB applied to the mix before the hard clip at 0 dBFS.")
     var gain: Double = -6
@@ -83,7 +76,6 @@ struct PlayCommand: ParsableCommand {
         guard (16...16_384).contains(period) else { throw ValidationError("--period \(period) must be 16...16384 frames") }
         guard (2...64).contains(periods) else { throw ValidationError("--periods \(periods) must be 2...64") }
         if let channel, !(1...16).contains(channel) { throw ValidationError("--channel \(channel) must be 1...16") }
-        guard (1...4096).contains(voices) else { throw ValidationError("--voices \(voices) must be 1...4096") }
         guard (-60...24).contains(gain) else { throw ValidationError("--gain \(gain) dB is outside -60...24") }
         guard tail >= 0, tail <= 3600 else { throw ValidationError("--tail \(tail) must be 0...3600 seconds") }
         if format != nil && record == nil { throw ValidationError("--format applies to --record; give --record FILE too") }
@@ -92,14 +84,7 @@ struct PlayCommand: ParsableCommand {
 
     func run() throws {
         // Everything that can be wrong with the command line or its files is found before any device opens.
-        let library = try Resources.presetLibrary()
-        let controllerMap = try Resources.controllerMap(path: map)
-        var presetIndex: Int?
-        if let preset {
-            let shape = try Resources.shape(preset, in: library)
-            guard let index = library.index(named: shape.name) else { throw CLIError("preset '\(preset)' is not in the library") }
-            presetIndex = index
-        }
+        let setup = try instrument.load()
         let fileFormat = try record.map { try AudioFileFormat(path: $0, explicit: format) }
         let performance = try midiIn.map { try Performance.load($0) }
         let channelFilter = channel.map { UInt8($0 - 1) }
@@ -114,10 +99,8 @@ struct PlayCommand: ParsableCommand {
         let pcm = try PCMOutput(device: device, sampleRate: rate, channels: 2, periodFrames: period, periods: periods)
         let sampleRate = Double(pcm.sampleRate)
 
-        var config = EngineConfiguration(sampleRate: sampleRate, voices: voices)
-        config.masterGain = pow(10, gain / 20)
-        if let presetIndex { config.channelPresets = Array(repeating: presetIndex, count: 16) }
-        let engine = Engine(library: library, configuration: config, controllerMap: controllerMap)
+        let config = setup.configuration(sampleRate: sampleRate, voices: instrument.voices, masterGain: pow(10, gain / 20))
+        let engine = Engine(library: setup.library, configuration: config, controllerMap: setup.controllerMap)
         let recorder = try record.map { try AudioRecorder(path: $0, format: fileFormat!, sampleRate: pcm.sampleRate, channels: 2) }
 
         let source: LivePlayer.Source
@@ -133,7 +116,7 @@ struct PlayCommand: ParsableCommand {
         }
         let player = LivePlayer(engine: engine, pcm: pcm, source: source, recorder: recorder,
                                 recordMIDI: recordMIDI != nil, channelFilter: channelFilter,
-                                ignoresProgramChanges: presetIndex != nil, realtime: realtime)
+                                ignoresProgramChanges: setup.ignoresProgramChanges, realtime: realtime)
 
         let signals = StopSignals()
         defer { signals.restore() }

@@ -48,6 +48,34 @@ struct PlayEndToEndTests {
         #expect(lines[2] == "wrote take.mid (\(original.count) events)")
     }
 
+    @Test("play --presets starts channels on the named presets, as render --presets does; --preset and --presets together are refused")
+    func channelPresets() throws {
+        let work = try Workspace()
+        defer { work.remove() }
+        let script = "0 on 60 100 ch=2\n0.3 off 60 ch=2\n"
+        func play(_ options: [String]) throws -> [Float] {
+            let r = try work.run(["play", "--midi-in", "-", "--device", "capture", "--no-realtime", "--tail", "0.2"] + options,
+                                 stdin: script)
+            #expect(r.status == 0, "\(r.stderr)")
+            // The performance is 0.5 s; the capture device may take a few silent periods more.
+            let captured = try work.floats("out.raw")
+            let frames = 2 * 24_000
+            try #require(captured.count >= frames)
+            #expect(captured[frames...].allSatisfy { $0 == 0 })
+            return Array(captured[0..<frames])
+        }
+        let perChannel = try play(["--presets", "2=siren"])
+        let everywhere = try play(["--preset", "siren"])
+        let standard = try play([])
+        #expect(perChannel.contains { $0 != 0 })
+        #expect(perChannel == everywhere, "the two differ from sample \(perChannel.indices.first { perChannel[$0] != everywhere[$0] } ?? -1)")
+        #expect(perChannel != standard, "--presets 2=siren sounds like the default preset")
+        let both = try work.run(["play", "--midi-in", "-", "--device", "capture", "--preset", "siren", "--presets", "2=siren"],
+                                stdin: script)
+        #expect(both.status != 0)
+        #expect(both.stderr.split(separator: "\n").count == 1 && both.stderr.contains("--presets"), "\(both.stderr)")
+    }
+
     @Test("without --midi-in, play needs the sequencer and says so in one line",
           .enabled(if: !FileManager.default.fileExists(atPath: "/dev/snd/seq")))
     func noSequencer() throws {
