@@ -61,6 +61,32 @@ struct VoiceTests {
         #expect(e.activeVoiceCount == 0)
     }
 
+    @Test("a release that crosses the loop point fades on: a decaying shape does not swell back after note-off",
+          arguments: [AmplitudeEnvelope.linearDecay, .exponentialDecay(rate: 20)])
+    func releaseOnlyFalls(envelope: AmplitudeEnvelope) throws {
+        // A 0.1 s pass whose level decays within the pass; the key goes up 10 ms before the loop
+        // point, and the 80 ms release runs on well into the next pass.
+        var shape = Bench.tone(1000, release: 0.08, duration: 0.1)
+        shape.envelope = envelope
+        let e = try Bench.engine([shape])
+        let x = Bench.play(e, [(0, .on(69)), (Bench.seconds(0.09), .off(69))], frames: Bench.seconds(0.2))
+        // While held, each pass starts loud again (the shape's own envelope).
+        let endOfFirstPass = Signal.peak(x, in: Bench.seconds(0.085)..<Bench.seconds(0.09))
+        let held = Signal.peak(x, in: Bench.seconds(0.005)..<Bench.seconds(0.01))
+        #expect(held > 2 * endOfFirstPass)
+        // After note-off, the level in every 2 ms window (two cycles) is no higher than the one before.
+        let window = Bench.seconds(0.002)
+        var previous = Signal.peak(x, in: Bench.seconds(0.09)..<(Bench.seconds(0.09) + window))
+        var start = Bench.seconds(0.09) + window
+        while start + window <= Bench.seconds(0.17) {
+            let level = Signal.peak(x, in: start..<(start + window))
+            #expect(level <= previous * 1.01 + 1e-6, "at \(Double(start) / Bench.rate) s: \(level) after \(previous)")
+            previous = level
+            start += window
+        }
+        #expect(previous < 0.1 * endOfFirstPass)
+    }
+
     @Test("the sustain pedal (CC 64) holds released notes until it goes up")
     func sustainPedal() throws {
         let e = try Bench.engine([Bench.tone(440, release: 0.05)])

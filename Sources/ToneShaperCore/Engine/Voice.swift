@@ -137,10 +137,10 @@ extension Voice {
             return
         }
         if wave.isFourierSeries {
-            var sink = ScratchSink<WithPrecisePhase>(scratch)
+            var sink = PreciseScratchSink(scratch)
             walk(&sink, kind: kind, count: count, intoPeriod: intoPeriod, slot: s, segment: seg, ratio: ratio, halfStep: halfStep)
         } else {
-            var sink = ScratchSink<PhaseOnly>(scratch)
+            var sink = ScratchSink(scratch)
             walk(&sink, kind: kind, count: count, intoPeriod: intoPeriod, slot: s, segment: seg, ratio: ratio, halfStep: halfStep)
         }
         let ph = scratch.phase, pd = scratch.precisePhase, ga = scratch.gain
@@ -181,12 +181,13 @@ extension Voice {
     @inline(__always)
     mutating func walk<S: VoiceSink>(_ sink: inout S, kind: UInt8, count: Int, intoPeriod: Int, slot s: UnsafeMutablePointer<ShapeSlot>,
                                      segment seg: Int, ratio: Double, halfStep: Double) {
+        let released = stage == .releasing
         switch kind {
-        case 3 where rampLeft == 0: walk(Unity.self, SteadyGain.self, &sink, count, intoPeriod, s, seg, ratio, halfStep)
-        case 3: walk(Unity.self, RampedGain.self, &sink, count, intoPeriod, s, seg, ratio, halfStep)
-        case 0: walk(ConstantLevel.self, RampedGain.self, &sink, count, intoPeriod, s, seg, ratio, halfStep)
-        case 1: walk(LinearDecay.self, RampedGain.self, &sink, count, intoPeriod, s, seg, ratio, halfStep)
-        default: walk(ExponentialDecay.self, RampedGain.self, &sink, count, intoPeriod, s, seg, ratio, halfStep)
+        case 3 where rampLeft == 0: walk(Unity.self, SteadyGain.self, &sink, count, intoPeriod, s, seg, ratio, halfStep, released)
+        case 3: walk(Unity.self, RampedGain.self, &sink, count, intoPeriod, s, seg, ratio, halfStep, released)
+        case 0: walk(ConstantLevel.self, RampedGain.self, &sink, count, intoPeriod, s, seg, ratio, halfStep, released)
+        case 1: walk(LinearDecay.self, RampedGain.self, &sink, count, intoPeriod, s, seg, ratio, halfStep, released)
+        default: walk(ExponentialDecay.self, RampedGain.self, &sink, count, intoPeriod, s, seg, ratio, halfStep, released)
         }
     }
 
@@ -196,7 +197,7 @@ extension Voice {
     @inline(__always)
     mutating func walk<E: EnvelopeShape, G: GainMode, S: VoiceSink>(
         _: E.Type, _: G.Type, _ sink: inout S, _ count: Int, _ intoPeriod: Int, _ s: UnsafeMutablePointer<ShapeSlot>,
-        _ startSegment: Int, _ ratio: Double, _ halfStep: Double
+        _ startSegment: Int, _ ratio: Double, _ halfStep: Double, _ released: Bool
     ) {
         let curve = s.pointee.curve
         let end = curve.end, slope = curve.slope, intercept = curve.intercept
@@ -235,7 +236,10 @@ extension Voice {
                 // Output of this sample from the current state.
                 if E.smooths {
                     let u = origin + Double(k) * du
-                    smoothed += (E.value(u: u, invPeriod: invPeriod, running: env) - smoothed) * smoothing
+                    let level = E.value(u: u, invPeriod: invPeriod, running: env)
+                    // After note-off the pass envelope only falls: a release that crosses the loop
+                    // point fades on instead of swelling back to the top of the next pass.
+                    if !released || level < smoothed { smoothed += (level - smoothed) * smoothing }
                 }
                 sink.put(n, phase: phase, gain: G.ramps ? Float(g * smoothed) : steadyGain, G.self)
                 // Advance to the next sample.
@@ -362,13 +366,6 @@ protocol GainMode { static var ramps: Bool { get } }
 enum SteadyGain: GainMode { static var ramps: Bool { false } }
 enum RampedGain: GainMode { static var ramps: Bool { true } }
 
-/// What the scratch pass needs besides the Float phase and the gain.
-protocol PhaseOutputs {
-    static var precise: Bool { get }
-}
-enum PhaseOnly: PhaseOutputs { static var precise: Bool { false } }
-enum WithPrecisePhase: PhaseOutputs { static var precise: Bool { true } }
-
 /// Where the phase walk's samples go.
 protocol VoiceSink {
     /// Whether the sink chooses something every 8 frames of absolute time (a table level).
@@ -378,8 +375,23 @@ protocol VoiceSink {
     mutating func put<G: GainMode>(_ n: Int, phase: Double, gain: Float, _: G.Type)
 }
 
-/// Scratch buffers for a second pass over the block.
-struct ScratchSink<O: PhaseOutputs>: VoiceSink {
+/// Scratch buffers for a second pass over the block: the phase in Float and, when it ramps, the gain.
+/// (Plain types, not one generic one: a generic type's metadata is made at first use, which in an
+/// unoptimised build would be an allocation on the audio thread.)
+struct ScratchSink: VoiceSink {
+    let phase: UnsafeMutablePointer<Float>, gain: UnsafeMutablePointer<Float>
+    init(_ scratch: VoiceScratch) { phase = scratch.phase; gain = scratch.gain }
+    static var groups: Bool { false }
+    @inline(__always) mutating func choose(frequency: Double) {}
+    @inline(__always) mutating func beginGroup(steadyGain: Float) {}
+    @inline(__always) mutating func put<G: GainMode>(_ n: Int, phase p: Double, gain g: Float, _: G.Type) {
+        phase[n] = Float(p)
+        if G.ramps { gain[n] = g }
+    }
+}
+
+/// `ScratchSink` plus the phase in Double, for the Fourier series whose high partials need it.
+struct PreciseScratchSink: VoiceSink {
     let phase: UnsafeMutablePointer<Float>, precisePhase: UnsafeMutablePointer<Double>, gain: UnsafeMutablePointer<Float>
     init(_ scratch: VoiceScratch) { phase = scratch.phase; precisePhase = scratch.precisePhase; gain = scratch.gain }
     static var groups: Bool { false }
@@ -387,7 +399,7 @@ struct ScratchSink<O: PhaseOutputs>: VoiceSink {
     @inline(__always) mutating func beginGroup(steadyGain: Float) {}
     @inline(__always) mutating func put<G: GainMode>(_ n: Int, phase p: Double, gain g: Float, _: G.Type) {
         phase[n] = Float(p)
-        if O.precise { precisePhase[n] = p }
+        precisePhase[n] = p
         if G.ramps { gain[n] = g }
     }
 }
