@@ -3,8 +3,10 @@
 # to 48 kHz WAV, best of 3 wall-clock runs each, and prints the ratio.
 #
 # The workloads differ: FluidSynth plays back soundfont samples (General MIDI, TimGM6mb or
-# FluidR3), ToneShaper synthesises tone shapes (here the band-limited square-lead preset, with its
-# echo). The input file, the output format and the polyphony are the same.
+# FluidR3), ToneShaper synthesises tone shapes: on the dense file the band-limited sawtooth
+# article-curve preset (echo on through the file's CC 91) and the band-limited square-lead preset
+# (with its own echo); on the demo its own programs. The input file, the output format and the
+# polyphony are the same.
 #
 # Usage: bash Benchmarks/compare-fluidsynth.sh [SECONDS]   (length of the generated dense file, default 30)
 # Installs fluidsynth and a GM soundfont from Debian (apt-get, sudo unless root) only when missing.
@@ -36,8 +38,9 @@ TS=.build/release/toneshaper
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 python3 Benchmarks/make-dense.py "$WORK/dense.mid" "$SECONDS_OF_MUSIC"
-FILES=("$WORK/dense.mid")
-[ -f Examples/demo.mid ] && FILES+=(Examples/demo.mid)
+# file:preset pairs; no preset = the file's own program changes pick the presets.
+RUNS=("$WORK/dense.mid:article-curve" "$WORK/dense.mid:square-lead")
+[ -f Examples/demo.mid ] && RUNS+=("Examples/demo.mid:")
 
 # best CMD...: prints the best wall-clock seconds of 3 runs (bash's `time`, TIMEFORMAT=%R).
 best() {
@@ -50,20 +53,26 @@ best() {
 }
 wav_seconds() { python3 -c "import wave,sys; w=wave.open(sys.argv[1]); print(w.getnframes()/w.getframerate())" "$1"; }
 
-echo "FluidSynth $(fluidsynth --version 2>/dev/null | head -1 | awk '{print $NF}') with $SF2; toneshaper $(git rev-parse --short HEAD 2>/dev/null || echo '?'), preset square-lead, 128 voices"
+echo "FluidSynth $(fluidsynth --version 2>/dev/null | head -1 | awk '{print $NF}') with $SF2; toneshaper $(git rev-parse --short HEAD 2>/dev/null || echo '?'), 128 voices"
 echo "Both render the same MIDI file to a 48 kHz stereo WAV; the work differs (FluidSynth: sample playback"
 echo "from a soundfont; ToneShaper: synthesis of band-limited tone shapes with echo)."
-printf '%-12s %8s %8s %8s %10s %8s %8s %10s\n' file fs_audio fs_time ts_audio ts_time ts_xRT ratio ratio/s
-for f in "${FILES[@]}"; do
-  FS=$(best fluidsynth -ni -R 0 -C 0 -F "$WORK/fs.wav" -r 48000 "$SF2" "$f")
-  TSB=$(best "$TS" render "$f" -o "$WORK/ts.wav" --preset square-lead --voices 128 --rate 48000)
+printf '%-12s %-14s %8s %8s %8s %10s %8s %8s %10s\n' file preset fs_audio fs_time ts_audio ts_time ts_xRT ratio ratio/s
+declare -A FS_TIMES FS_AUDIO
+for run in "${RUNS[@]}"; do
+  f=${run%%:*}; preset=${run#*:}
+  if [ -z "${FS_TIMES[$f]:-}" ]; then
+    FS_TIMES[$f]=$(best fluidsynth -ni -R 0 -C 0 -F "$WORK/fs.wav" -r 48000 "$SF2" "$f")
+    FS_AUDIO[$f]=$(wav_seconds "$WORK/fs.wav")
+  fi
+  FS=${FS_TIMES[$f]}; FSAUDIO=${FS_AUDIO[$f]}
+  PRESET_ARGS=(); [ -n "$preset" ] && PRESET_ARGS=(--preset "$preset")
+  TSB=$(best "$TS" render "$f" -o "$WORK/ts.wav" "${PRESET_ARGS[@]}" --voices 128 --rate 48000)
   AUDIO=$(wav_seconds "$WORK/ts.wav")
-  FSAUDIO=$(wav_seconds "$WORK/fs.wav")
   name=$(basename "$f")
   read -r XRT RATIO NORM < <(awk -v a="$AUDIO" -v fa="$FSAUDIO" -v t="$TSB" -v f="$FS" \
     'BEGIN { printf "%.1f %.2f %.2f\n", a / t, f / t, (f / fa) / (t / a) }')
-  printf '%-12s %8.1f %8.2f %8.1f %10.2f %8s %8s %10s\n' "$name" "$FSAUDIO" "$FS" "$AUDIO" "$TSB" "${XRT}x" "$RATIO" "$NORM"
-  echo "BENCH figure=fluidsynth_ratio file=$name toneshaper_audio_s=$AUDIO fluidsynth_audio_s=$FSAUDIO fluidsynth_s=$FS toneshaper_s=$TSB ratio=$RATIO ratio_per_audio_second=$NORM"
+  printf '%-12s %-14s %8.1f %8.2f %8.1f %10.2f %8s %8s %10s\n' "$name" "${preset:-(programs)}" "$FSAUDIO" "$FS" "$AUDIO" "$TSB" "${XRT}x" "$RATIO" "$NORM"
+  echo "BENCH figure=fluidsynth_ratio file=$name preset=${preset:-programs} toneshaper_audio_s=$AUDIO fluidsynth_audio_s=$FSAUDIO fluidsynth_s=$FS toneshaper_s=$TSB ratio=$RATIO ratio_per_audio_second=$NORM"
 done
 echo "ratio = FluidSynth time / ToneShaper time for the file (> 1: ToneShaper is faster); ratio/s = the same per"
 echo "second of audio written (FluidSynth renders until its last voice has died away, ToneShaper for --tail 2 s)."
