@@ -7,7 +7,9 @@ struct InstrumentOptions: ParsableArguments {
     @Option(name: .long, help: "Play every channel with this preset (name or program number); program changes are then ignored.")
     var preset: String?
 
-    @Option(name: .long, help: "Start channels on these presets: \"CHANNEL=PRESET,...\" with channels 1-16; program changes still apply.")
+    @Option(name: .long, help: ArgumentHelp(
+        "Presets per channel and per program: \"CHANNEL=PRESET\" (channels 1-16) starts a channel on a preset, \"pPROGRAM=PRESET\" (programs 0-127) makes that program change select it; comma-separated.",
+        valueName: "list"))
     var presets: String?
 
     @Option(name: .long, help: "Controller mapping file (default: Mappings/default.map).")
@@ -27,6 +29,8 @@ struct InstrumentOptions: ParsableArguments {
         let controllerMap: ControllerMap
         /// Library index per channel, when the options choose them.
         let channelPresets: [Int]?
+        /// Library index per remapped program.
+        let programPresets: [Int: Int]
         /// --preset: one preset for everything, so program changes must not switch it.
         let ignoresProgramChanges: Bool
 
@@ -34,6 +38,7 @@ struct InstrumentOptions: ParsableArguments {
             var config = EngineConfiguration(sampleRate: sampleRate, voices: voices)
             config.masterGain = masterGain
             if let channelPresets { config.channelPresets = channelPresets }
+            config.programPresets = programPresets
             return config
         }
     }
@@ -43,28 +48,42 @@ struct InstrumentOptions: ParsableArguments {
         let library = try Resources.presetLibrary()
         let controllerMap = try Resources.controllerMap(path: map)
         var channelPresets: [Int]?
+        var programPresets: [Int: Int] = [:]
         if let preset {
-            let shape = try Resources.shape(preset, in: library)
-            guard let index = library.index(named: shape.name) else { throw CLIError("preset '\(preset)' is not in the library") }
-            channelPresets = Array(repeating: index, count: 16)
+            channelPresets = Array(repeating: try Self.index(of: preset, in: library), count: 16)
         } else if let presets {
-            channelPresets = try Self.channelPresets(presets, library: library)
+            (channelPresets, programPresets) = try Self.presetMap(presets, library: library)
         }
         return Instrument(library: library, controllerMap: controllerMap, channelPresets: channelPresets,
-                          ignoresProgramChanges: preset != nil)
+                          programPresets: programPresets, ignoresProgramChanges: preset != nil)
     }
 
-    /// "1=siren,10=wind" → library index per channel (others: program 0's preset).
-    static func channelPresets(_ spec: String, library: PresetLibrary) throws -> [Int] {
-        var result = Array(repeating: library.index(program: 0) ?? 0, count: 16)
+    /// "1=siren,10=wind,p33=glide-bass" → library index per channel, and per remapped program.
+    /// Channels not named start on what program 0 selects, as a file without program changes expects.
+    static func presetMap(_ spec: String, library: PresetLibrary) throws -> (channels: [Int], programs: [Int: Int]) {
+        var channels = [Int?](repeating: nil, count: 16)
+        var programs: [Int: Int] = [:]
         for item in spec.split(separator: ",") {
             let parts = item.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            guard parts.count == 2, let channel = Int(parts[0]), (1...16).contains(channel) else {
-                throw CLIError("--presets: '\(item)' is not CHANNEL=PRESET with CHANNEL 1-16")
+            guard parts.count == 2 else {
+                throw CLIError("--presets: '\(item)' is not CHANNEL=PRESET (channel 1-16) or pPROGRAM=PRESET (program 0-127)")
             }
-            let shape = try Resources.shape(parts[1], in: library)
-            result[channel - 1] = library.index(named: shape.name)!
+            let index = try Self.index(of: parts[1], in: library)
+            if parts[0].lowercased().hasPrefix("p"), let program = Int(parts[0].dropFirst()), (0...127).contains(program) {
+                programs[program] = index
+            } else if let channel = Int(parts[0]), (1...16).contains(channel) {
+                channels[channel - 1] = index
+            } else {
+                throw CLIError("--presets: '\(item)' is not CHANNEL=PRESET (channel 1-16) or pPROGRAM=PRESET (program 0-127)")
+            }
         }
-        return result
+        let start = programs[0] ?? library.index(program: 0) ?? 0
+        return (channels.map { $0 ?? start }, programs)
+    }
+
+    static func index(of preset: String, in library: PresetLibrary) throws -> Int {
+        let shape = try Resources.shape(preset, in: library)
+        guard let index = library.index(named: shape.name) else { throw CLIError("preset '\(preset)' is not in the library") }
+        return index
     }
 }

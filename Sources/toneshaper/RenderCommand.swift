@@ -9,8 +9,9 @@ struct RenderCommand: ParsableCommand {
         abstract: "Render a Standard MIDI File through the instrument to an audio file (same engine as live play).",
         discussion: """
             Program changes in the file pick presets by program number. --preset plays every channel \
-            with one preset (program changes are then ignored); --presets assigns presets per channel, \
-            e.g. --presets "1=siren,2=drone,10=wind" (channels 1-16).
+            with one preset (program changes are then ignored); --presets starts channels on presets \
+            and remaps programs, e.g. --presets "1=siren,10=wind,p33=glide-bass" (channels 1-16, \
+            programs 0-127: program change 33 then selects glide-bass).
             """)
 
     @Argument(help: "The .mid file to render.")

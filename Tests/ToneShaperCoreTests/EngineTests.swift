@@ -127,6 +127,23 @@ struct EngineTests {
         #expect(amp(880) < 0.01 * amp(660))
     }
 
+    @Test("a remapped program selects the preset it is mapped to; other programs keep their presets' own numbers")
+    func programMap() throws {
+        let library = try PresetLibrary(shapes: [Bench.tone(440, program: 0), Bench.tone(330, program: 1), Bench.tone(550, program: 2)])
+        var config = EngineConfiguration(sampleRate: Bench.rate, voices: 8)
+        config.programPresets = [33: 2, 1: 0]  // GM bass (33) plays the 550 Hz tone; program 1 plays the 440 Hz one
+        let e = Engine(library: library, configuration: config)
+        let x = Bench.play(e, [(0, .programChange(channel: 0, program: 33)), (0, .on(69)), (Bench.seconds(0.1), .off(69)),
+                               (Bench.seconds(0.2), .programChange(channel: 0, program: 1)), (Bench.seconds(0.2), .on(69)),
+                               (Bench.seconds(0.3), .off(69)),
+                               (Bench.seconds(0.4), .programChange(channel: 0, program: 2)), (Bench.seconds(0.4), .on(69))],
+                           frames: Bench.seconds(0.5))
+        let heard = { (from: Double) in Signal.frequency(x, sampleRate: Bench.rate, in: Bench.seconds(from + 0.02)..<Bench.seconds(from + 0.09)) }
+        #expect(abs(try #require(heard(0)) / 550 - 1) < 0.001)
+        #expect(abs(try #require(heard(0.2)) / 440 - 1) < 0.001)
+        #expect(abs(try #require(heard(0.4)) / 550 - 1) < 0.001)
+    }
+
     @Test("a held note keeps its shape through two program changes")
     func programChangeTwice() throws {
         let e = try Bench.engine([Bench.tone(440, program: 0), Bench.tone(330, program: 1), Bench.tone(550, program: 2)])

@@ -37,7 +37,9 @@ struct RenderEndToEndTests {
                       (["render", demo, "-o", "x.mp3"], "mp3"),
                       (["render", demo, "-o", "x.wav", "--preset", "nosuch"], "nosuch"),
                       (["render-shape", "siren", "-o", "x.wav", "--cycles", "0"], "--cycles"),
-                      (["render", demo, "-o", "x.wav", "--presets", "17=siren"], "17=siren")])
+                      (["render", demo, "-o", "x.wav", "--presets", "17=siren"], "17=siren"),
+                      (["render", demo, "-o", "x.wav", "--presets", "p128=siren"], "p128=siren"),
+                      (["render", demo, "-o", "x.wav", "--presets", "p0=nosuch"], "nosuch")])
     func badInput(arguments: [String], named: String) throws {
         let work = try Workspace()
         defer { work.remove() }
@@ -46,6 +48,24 @@ struct RenderEndToEndTests {
         let lines = r.stderr.split(separator: "\n")
         #expect(lines.count == 1, "stderr: \(r.stderr)")
         #expect(r.stderr.hasPrefix("toneshaper: ") && r.stderr.contains(named), "stderr: \(r.stderr)")
+    }
+
+    @Test("--presets remaps programs: pN=PRESET changes what program N selects, CHANNEL=PRESET where a channel starts")
+    func presetMap() throws {
+        let work = try Workspace()
+        defer { work.remove() }
+        // The demo's channels use programs 0, 2 and 8 (Examples/README.md).
+        func render(_ options: [String], _ name: String) throws -> [Float] {
+            let r = try work.run(["render", Self.demo, "-o", name, "--format", "wav32f"] + options)
+            #expect(r.status == 0, "\(r.stderr)")
+            return try AudioFileReader.read(path: work.path(name)).samples
+        }
+        let standard = try render([], "standard.wav")
+        let remapped = try render(["--presets", "p8=siren"], "remapped.wav")
+        let explicit = try render(["--presets", "p8=8"], "explicit.wav")
+        #expect(remapped != standard)
+        // Mapping a program to the preset that already has its number changes nothing.
+        #expect(explicit == standard)
     }
 
     @Test("a garbage MIDI file is refused with the reader's error and no crash")

@@ -13,6 +13,8 @@ public final class Engine: @unchecked Sendable {
     public var sampleRate: Double { configuration.sampleRate }
 
     let presets: PresetTable
+    /// Library index each program change selects (−1: none), looked up once at init.
+    let programPresets: UnsafeMutablePointer<Int>
     let voices: UnsafeMutablePointer<Voice>
     let voiceCount: Int
     let parts: UnsafeMutablePointer<Part>
@@ -55,7 +57,13 @@ public final class Engine: @unchecked Sendable {
         self.configuration = configuration
         self.library = library
         self.controllerMap = controllerMap
-        presets = PresetTable(library.shapes)
+        let table = PresetTable(library.shapes)
+        presets = table
+        programPresets = .allocate(capacity: 128)
+        for program in 0..<128 {
+            let mapped = configuration.programPresets[program].flatMap { (0..<table.count).contains($0) ? $0 : nil }
+            programPresets[program] = mapped ?? table.index(program: program) ?? -1
+        }
         voiceCount = configuration.voices
         voices = .allocate(capacity: voiceCount)
         voices.initialize(repeating: Voice(), count: voiceCount)
@@ -101,7 +109,7 @@ public final class Engine: @unchecked Sendable {
         slots.deinitialize(count: slotCount); slots.deallocate(); slotUsers.deallocate()
         parts.deinitialize(count: 16); parts.deallocate()
         voices.deinitialize(count: voiceCount); voices.deallocate()
-        partRatio.deallocate(); buses.deallocate(); mixLeft.deallocate(); mixRight.deallocate(); scratch.deallocate(); presets.deallocate()
+        partRatio.deallocate(); programPresets.deallocate(); buses.deallocate(); mixLeft.deallocate(); mixRight.deallocate(); scratch.deallocate(); presets.deallocate()
     }
 
     // MARK: - Rendering
@@ -292,7 +300,8 @@ public final class Engine: @unchecked Sendable {
         case .controlChange(let c, let controller, let value):
             controlChange(part: Int(c & 15), controller: controller, value: value)
         case .programChange(let c, let program):
-            if let index = presets.index(program: Int(program)) { selectPreset(index, part: Int(c & 15)) }
+            let index = programPresets[Int(program & 127)]
+            if index >= 0 { selectPreset(index, part: Int(c & 15)) }
         case .pitchBend(let c, let value):
             parts[Int(c & 15)].bendValue = Double(value)
             partRatio[Int(c & 15)] = currentRatio(part: Int(c & 15))

@@ -28,6 +28,10 @@ public struct EngineConfiguration: Sendable {
     public var masterGain: Double = 0.5
     /// Preset (library index) each channel starts with, before any program change.
     public var channelPresets: [Int] = Array(repeating: 0, count: 16)
+    /// Preset (library index) a program change to a given program selects, where it should not be
+    /// the preset whose own `program` number it is (e.g. a General MIDI file's bass program played
+    /// by a bass shape).
+    public var programPresets: [Int: Int] = [:]
     /// How long a stolen voice takes to fade before its new note starts (no click).
     public var stealFadeSeconds: Double = 0.002
     /// Ramp time for amplitude, and glide time for duration/fidelity changes.
