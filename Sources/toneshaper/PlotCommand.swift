@@ -50,6 +50,11 @@ struct PlotCommand: ParsableCommand {
     var floorDb: Double?
 
     func validate() throws {
+        // Charts are SVG (axes and labels as text); a spectrogram's pixels are a PNG inside the SVG.
+        // Any other name would get an SVG under the wrong extension, so it is refused.
+        guard (output as NSString).pathExtension.lowercased() == "svg" else {
+            throw ValidationError("-o \(output): plots are written as SVG; name the file .svg (a spectrogram's pixels are a PNG inside it)")
+        }
         switch (preset, spectrum) {
         case (nil, nil): throw ValidationError("give a PRESET to plot, or --spectrum FILE")
         case (_?, _?): throw ValidationError("give either a PRESET or --spectrum FILE, not both")

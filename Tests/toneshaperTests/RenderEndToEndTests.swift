@@ -39,7 +39,8 @@ struct RenderEndToEndTests {
                       (["render-shape", "siren", "-o", "x.wav", "--cycles", "0"], "--cycles"),
                       (["render", demo, "-o", "x.wav", "--presets", "17=siren"], "17=siren"),
                       (["render", demo, "-o", "x.wav", "--presets", "p128=siren"], "p128=siren"),
-                      (["render", demo, "-o", "x.wav", "--presets", "p0=nosuch"], "nosuch")])
+                      (["render", demo, "-o", "x.wav", "--presets", "p0=nosuch"], "nosuch"),
+                      (["plot", "siren", "-o", "x.png"], "x.png")])
     func badInput(arguments: [String], named: String) throws {
         let work = try Workspace()
         defer { work.remove() }
