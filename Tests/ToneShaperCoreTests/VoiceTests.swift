@@ -41,6 +41,45 @@ struct VoiceTests {
         #expect(abs(falling - 675) < 20, "falling \(falling)")
     }
 
+    @Test("a pass is exactly S = ⌊duration·rate⌋ samples: after each one the shape restarts at its first point, u = 0",
+          arguments: [0.01, 0.0123, 0.00909375, 0.1, 0.333, 1.0, 2.7])
+    func passIsExactlySSamples(duration: Double) {
+        let rate = 48_000.0
+        let shape = Shape(name: "sweep", points: [.init(time: 0, frequency: 100), .init(time: duration, frequency: 1000)],
+                          duration: duration, minFrequency: 100, maxFrequency: 1000, wave: .sine, amplitude: 0.5, fidelity: 1000)
+        let table = PresetTable([shape])
+        defer { table.deallocate() }
+        var slot = ShapeSlot(pointCapacity: table.maxPoints)
+        defer { slot.deallocate() }
+        slot.load(0, from: table, sampleRate: rate)
+        let block = 256
+        let scratch = VoiceScratch(capacity: block)
+        defer { scratch.deallocate() }
+        var voice = Voice()
+        voice.stage = .playing
+        voice.noteRatio = 1
+        voice.frequency = 100
+        voice.ramp(to: 1, samples: 0)
+        var bus = [Float](repeating: 0, count: block)
+        let samples = Int(duration * rate)
+        var done = 0
+        for pass in 1...3 {
+            // Render up to the end of this pass in blocks that do not line up with it.
+            while done < pass * samples {
+                let count = min(block - 8, pass * samples - done)
+                bus.withUnsafeMutableBufferPointer { out in
+                    withUnsafeMutablePointer(to: &slot) { s in
+                        voice.render(count: count, intoPeriod: done & 7, slot: s, ratio: 1, halfStep: 0.5 / rate, scratch: scratch,
+                                     tables: BandLimitedTables.shared.storage, nyquistReciprocal: 2 / rate, into: out.baseAddress!)
+                    }
+                }
+                done += count
+            }
+            #expect(voice.position == 0, "after pass \(pass) of \(samples) samples the shape is at u = \(voice.position)")
+            #expect(voice.frequency == 100, "after pass \(pass): \(voice.frequency) Hz")
+        }
+    }
+
     @Test("velocity follows a square law: velocity 64 plays (64/127)² as loud as 127", arguments: [64, 32, 100])
     func velocityCurve(velocity: Int) throws {
         let shape = Bench.tone(440)

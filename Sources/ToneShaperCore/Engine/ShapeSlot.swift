@@ -16,6 +16,9 @@ struct ShapeSlot {
     /// Position step per sample and the loop length in curve units (N + du: one cycle = duration).
     var du: Double = 0
     var period: Double = 1
+    /// Where a pass ends: half a step before `period`, so the S-th step wraps whichever way the
+    /// float product S·du rounds (a pass is exactly S samples, as in the article).
+    var loopPoint: Double = 1
 
     init(pointCapacity: Int) {
         curve = FrequencyCurve(capacity: pointCapacity)
@@ -53,6 +56,7 @@ struct ShapeSlot {
         let samples = max(2, Int(duration * sampleRate))
         du = curve.lastX / Double(samples - 1)
         period = curve.lastX + du
+        loopPoint = period - 0.5 * du
     }
 
     /// Moves duration and fidelity toward their targets; called once per block.

@@ -111,9 +111,9 @@ extension Voice {
             frequency = curve.value(at: min(u, curve.lastX)) * ratio
             frequencyRatio = ratio
         }
-        if u >= period {
+        if u >= s.pointee.loopPoint {
             // A shorter duration put the voice past the end of the loop: back into it, read afresh.
-            u -= period * Double(Int(u / period))
+            u = max(u - period * Double(max(1, Int(u / period))), 0)
             anchor(at: u, step: du)
             frequency = curve.value(at: u) * ratio
             frequencyRatio = ratio
@@ -201,7 +201,7 @@ extension Voice {
     ) {
         let curve = s.pointee.curve
         let end = curve.end, slope = curve.slope, intercept = curve.intercept
-        let du = step, period = s.pointee.period
+        let du = step, period = s.pointee.period, loopPoint = s.pointee.loopPoint
         let invPeriod = 1 / period
         var origin = self.origin, k = steps, seg = startSegment
         var phase = self.phase, f = self.frequency
@@ -215,7 +215,7 @@ extension Voice {
         var df = slope[seg] * du * ratio
         // The step at which the position reaches the segment's end (or the loop's): until then
         // the loop needs no position at all.
-        var boundary = Voice.firstStep(reaching: min(end[seg], period), origin: origin, step: du)
+        var boundary = Voice.firstStep(reaching: min(end[seg], loopPoint), origin: origin, step: du)
         var g = gain, env = envelope, smoothed = smoothedEnvelope
         var left = rampLeft
         let gainStep = self.gainStep, target = gainTarget
@@ -247,12 +247,15 @@ extension Voice {
                 let fNext: Double
                 if k >= boundary {
                     var u = origin + Double(k) * du
-                    if u >= period {
+                    if u >= loopPoint {
+                        // The next pass starts where the step lands past the loop; a landing that
+                        // differs from the loop point only by rounding starts it at exactly 0.
                         u -= period
+                        if u < 1e-6 * du { u = 0 }
                         origin = u; k = 0; seg = 0; env = 1
                     } else if E.usesRunningValue { env *= decay }
                     while u >= end[seg] { seg += 1 }
-                    boundary = Voice.firstStep(reaching: min(end[seg], period), origin: origin, step: du)
+                    boundary = Voice.firstStep(reaching: min(end[seg], loopPoint), origin: origin, step: du)
                     df = slope[seg] * du * ratio
                     fNext = (intercept[seg] + slope[seg] * u) * ratio
                 } else {
