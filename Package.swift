@@ -42,8 +42,10 @@ let package = Package(
 
         // Counts malloc calls on the calling thread, to prove the render path allocates nothing.
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
-        .testTarget(name: "ToneShaperCoreTests", dependencies: ["ToneShaperCore", "AllocationCounter"]),
-        .testTarget(name: "ToneShaperMIDITests", dependencies: ["ToneShaperMIDI"]),
+        // What several test targets share: a seeded random generator, so random inputs repeat exactly.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "ToneShaperCoreTests", dependencies: ["ToneShaperCore", "AllocationCounter", "TestSupport"]),
+        .testTarget(name: "ToneShaperMIDITests", dependencies: ["ToneShaperMIDI", "TestSupport"]),
         .testTarget(name: "ToneShaperPlotTests", dependencies: ["ToneShaperPlot", "ToneShaperCore"]),
         .testTarget(name: "ToneShaperRealtimeTests", dependencies: ["ToneShaperRealtime"]),
         .testTarget(name: "ToneShaperAudioFileTests", dependencies: ["ToneShaperAudioFile"]),

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import ToneShaperMIDI
 @testable import ToneShaperCore
@@ -118,7 +119,7 @@ struct IntegratorTests {
     @Test("44,100 random frequencies in 20…22,050 Hz: piecewise integration in any buffer size equals the whole",
           arguments: [[64], [512], [8192], [1], [7], [333], [1000], [1, 7, 333, 1000, 64]])
     func randomBuffers(sizes: [Int]) {
-        var rng = SeededGenerator(seed: 0x70_6E_53_68_61_70_65_72)
+        var rng = SplitMix64(seed: 0x70_6E_53_68_61_70_65_72)
         let rate = 44_100.0
         let v = (0..<44_100).map { _ in Double.random(in: 20.0...22_050, using: &rng) }
         let whole = PiecewiseIntegrator.integrateWhole(v, step: 1 / rate)
@@ -139,7 +140,7 @@ struct IntegratorTests {
 
     @Test("the integrator's advance(to:) is the same recurrence as its buffer form")
     func advanceMatchesBuffers() {
-        var rng = SeededGenerator(seed: 99)
+        var rng = SplitMix64(seed: 99)
         let v = (0..<1000).map { _ in Double.random(in: 20...20_000, using: &rng) }
         var a = PiecewiseIntegrator(step: 1 / 48_000)
         a.start(value: v[0])

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import ToneShaperMIDI
 @testable import ToneShaperCore
 
@@ -113,19 +114,6 @@ enum Signal {
     }
 
     static func decibels(_ ratio: Double) -> Double { 20 * log10(max(ratio, 1e-300)) }
-}
-
-/// Small deterministic generator (SplitMix64), so random tests repeat exactly.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 /// Building and playing small instruments for the tests.

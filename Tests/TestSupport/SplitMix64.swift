@@ -1,10 +1,10 @@
 /// A small seeded generator (SplitMix64) so every random test input can be reproduced from its seed.
-struct SplitMix64: RandomNumberGenerator {
+public struct SplitMix64: RandomNumberGenerator {
     private var state: UInt64
 
-    init(seed: UInt64) { state = seed }
+    public init(seed: UInt64) { state = seed }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -13,9 +13,9 @@ struct SplitMix64: RandomNumberGenerator {
     }
 
     /// Uniform in 0..<bound (bound > 0).
-    mutating func next(below bound: Int) -> Int {
+    public mutating func next(below bound: Int) -> Int {
         Int(next() % UInt64(bound))
     }
 
-    mutating func byte() -> UInt8 { UInt8(truncatingIfNeeded: next()) }
+    public mutating func byte() -> UInt8 { UInt8(truncatingIfNeeded: next()) }
 }
