@@ -305,10 +305,10 @@ struct EngineTests {
         #expect(quiet.clippedSamples == 0)
     }
 
-    @Test("the article's 0…1 sawtooth reaches the output without its mean (1 Hz DC blocker), and the silence after it is exact zeros")
+    @Test("the article's 0…1 sawtooth reaches the output without its mean (1 Hz DC blocker); afterwards the blocker's tail dies away smoothly into exact zeros")
     func dcBlocker() throws {
         let e = try Bench.engine([Bench.tone(110, wave: .sawtooth, amplitude: 0.5, release: 0.01)])
-        let x = Bench.play(e, [(0, .on(69)), (Bench.seconds(3), .off(69))], frames: Bench.seconds(3.5))
+        let x = Bench.play(e, [(0, .on(69)), (Bench.seconds(3), .off(69))], frames: Bench.seconds(7))
         // The wave's mean is half its level; after two seconds the blocker has taken it out.
         let settled = Bench.seconds(2)..<Bench.seconds(3)
         let mean = settled.reduce(0.0) { $0 + Double(x[$1]) } / Double(settled.count)
@@ -318,8 +318,13 @@ struct EngineTests {
         // A 110 Hz ramp keeps its shape (a 1 Hz corner does not tilt it): peak-to-peak is the full level.
         let low = settled.map { x[$0] }.min()!, high = settled.map { x[$0] }.max()!
         #expect(abs(Double(high - low) / (2 * peak) - 1) < 0.05, "peak-to-peak \(high - low), peak \(peak)")
-        // Once the part falls silent the blocker rests too: no decaying offset is left in the output.
-        #expect(x[Bench.seconds(3.2)...].allSatisfy { $0 == 0 })
+        // After the release the mean that was taken out swings back and returns at 1 Hz: no step on the way.
+        let tail = Bench.seconds(3.02)..<Bench.seconds(7)
+        let jump = Signal.maxJump(x, in: tail)
+        #expect(jump.jump < 1e-4, "a step of \(jump.jump) at \(Double(jump.at) / Bench.rate) s")
+        #expect(Signal.peak(x, in: Bench.seconds(3.02)..<Bench.seconds(3.1)) > 0.01)  // the swing is there
+        // … and once it is below −140 dBFS the output is exact zeros.
+        #expect(x[Bench.seconds(6.5)...].allSatisfy { $0 == 0 })
     }
 
     @Test("channels are independent parts: a note on channel 2 uses that channel's program and bend")

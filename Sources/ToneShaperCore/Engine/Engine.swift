@@ -182,8 +182,10 @@ public final class Engine: @unchecked Sendable {
             part.pointee.panFromRight = part.pointee.panRight
             part.pointee.aimPan()
         }
-        // All quiet: the output DC blocker starts from rest, so silence is exact zeros.
-        if !anyAudible { dcLeft = (0, 0); dcRight = (0, 0) }
+        // All quiet: the output DC blocker's own tail (after a sound with a mean, e.g. the article's
+        // sawtooth, it swings the other way and returns at 1 Hz) is let die away, then set to rest
+        // below −140 dBFS, so the silence after it is exact zeros without a step.
+        if !anyAudible && max(abs(dcLeft.y), abs(dcRight.y)) < 1e-7 { dcLeft = (0, 0); dcRight = (0, 0) }
     }
 
     func renderBlock(_ out: UnsafeMutablePointer<Float>, count: Int, intoPeriod: Int) {
