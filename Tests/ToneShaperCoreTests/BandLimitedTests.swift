@@ -32,6 +32,19 @@ struct BandLimitedTests {
                 == BandLimitedTables.level(frequency: 5000, nyquistReciprocal: 1 / nyquist))
     }
 
+    @Test("a band-limited note transposed above Nyquist is silent instead of folding back; the naive wave aliases",
+          arguments: [WaveType.bandLimitedSawtooth, .bandLimitedSquare, .bandLimitedTriangle])
+    func aboveNyquistIsSilent(wave: WaveType) throws {
+        // 1 kHz shape played 5 octaves up: a 32 kHz fundamental at 48 kHz.
+        let bl = try Bench.note(Bench.tone(1000, wave: wave, amplitude: 0.5), note: 69 + 60, seconds: 0.1)
+        #expect(Signal.peak(bl) == 0, "peak \(Signal.peak(bl))")
+        let naive = try Bench.note(Bench.tone(1000, wave: .sawtooth, amplitude: 0.5), note: 69 + 60, seconds: 0.1)
+        #expect(Signal.peak(naive) > 0.01)
+        // An octave lower (16 kHz) it sounds: its fundamental fits.
+        let fits = try Bench.note(Bench.tone(1000, wave: wave, amplitude: 0.5), note: 69 + 48, seconds: 0.1)
+        #expect(Signal.peak(fits) > 0.05)
+    }
+
     /// Amplitudes at every multiple of 250 Hz up to Nyquist of a steady stretch (rectangular window over
     /// whole periods: a 5 kHz wave repeats every 48 samples at 48 kHz, so each line falls on its bin).
     static func lines(_ x: [Float], from start: Int, count: Int) -> [(frequency: Double, amplitude: Double)] {

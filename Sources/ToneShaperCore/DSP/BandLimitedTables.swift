@@ -9,8 +9,10 @@ public final class BandLimitedTables: @unchecked Sendable {
     public static let maxHarmonics = 512
     /// Levels every quarter octave from 512 partials down to 1: right after a switch a wave keeps
     /// at least 84 % (2^−¼) of the partials Nyquist allows, instead of 50 % with octave levels.
+    /// One more, silent level (0 partials) takes fundamentals at or above Nyquist: a note
+    /// transposed that high fades out instead of folding back as an alias.
     public static let levelsPerOctave = 4
-    public static let levelCount = 9 * levelsPerOctave + 1
+    public static let levelCount = 9 * levelsPerOctave + 2
 
     /// Pair tables, [wave][level][index][2]: entry (L, j) holds level L's sample j next to level
     /// L+1's (the last level is paired with itself). The render loop blends two neighbouring levels
