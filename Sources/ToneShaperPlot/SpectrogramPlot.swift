@@ -39,24 +39,31 @@ public enum SpectrogramPlot {
         return mono
     }
 
+    /// The frequency axis (linear, or logarithmic from `lowestFrequency`) and the matching grid scale.
+    static func frequencyAxis(_ spectrogram: Spectrogram, options: Options, length: Double) -> (Axis, Spectrogram.FrequencyScale) {
+        let nyquist = spectrogram.nyquist
+        if options.logFrequency && options.lowestFrequency < nyquist {
+            return (Axis.logarithmic(lower: options.lowestFrequency, upper: nyquist, title: "frequency (Hz)",
+                                     length: length, horizontal: false),
+                    .logarithmic(lowest: options.lowestFrequency))
+        }
+        let step = NiceNumbers.step(lower: 0, upper: nyquist, maxCount: Int(length / 30))
+        let ticks = NiceNumbers.multiples(of: step, in: 0, nyquist)
+        return (Axis(lower: 0, upper: nyquist, scale: .linear, ticks: ticks,
+                     labels: ticks.map { NiceNumbers.label($0, step: step) }, title: "frequency (Hz)"), .linear)
+    }
+
+    /// The caption naming the analysis.
+    static func analysisCaption(_ spectrogram: Spectrogram) -> String {
+        "\(spectrogram.fftSize)-point Hann FFT, hop \(spectrogram.hop) "
+            + "(\(Int(100 - 100 * Double(spectrogram.hop) / Double(spectrogram.fftSize)))% overlap), \(Int(spectrogram.sampleRate)) Hz"
+    }
+
     public static func svg(_ spectrogram: Spectrogram, options: Options) -> String {
         precondition(options.ceiling > options.floor)
         let top = 50.0, bottom = 58.0, right = 118.0
         let plotHeight = height - top - bottom
-        let nyquist = spectrogram.nyquist
-        let fAxis: Axis
-        let scale: Spectrogram.FrequencyScale
-        if options.logFrequency && options.lowestFrequency < nyquist {
-            fAxis = Axis.logarithmic(lower: options.lowestFrequency, upper: nyquist, title: "frequency (Hz)",
-                                     length: plotHeight, horizontal: false)
-            scale = .logarithmic(lowest: options.lowestFrequency)
-        } else {
-            let step = NiceNumbers.step(lower: 0, upper: nyquist, maxCount: Int(plotHeight / 30))
-            let ticks = NiceNumbers.multiples(of: step, in: 0, nyquist)
-            fAxis = Axis(lower: 0, upper: nyquist, scale: .linear, ticks: ticks,
-                         labels: ticks.map { NiceNumbers.label($0, step: step) }, title: "frequency (Hz)")
-            scale = .linear
-        }
+        let (fAxis, scale) = frequencyAxis(spectrogram, options: options, length: plotHeight)
         let left = Chart.leftMargin(for: fAxis.labels)
         let plotWidth = width - left - right
         let duration = max(spectrogram.duration, 1 / spectrogram.sampleRate)
@@ -91,12 +98,85 @@ public enum SpectrogramPlot {
         ])
         svg.endGroup()
         chart.drawAxes(into: &svg)
-        svg.text("\(spectrogram.fftSize)-point Hann FFT, hop \(spectrogram.hop) (\(Int(100 - 100 * Double(spectrogram.hop) / Double(spectrogram.fftSize)))% overlap), "
-                 + "\(Int(spectrogram.sampleRate)) Hz", x: chart.area.maxX, y: chart.area.y - 10, anchor: .end, size: 11,
+        svg.text(analysisCaption(spectrogram), x: chart.area.maxX, y: chart.area.y - 10, anchor: .end, size: 11,
                  fill: "#555", extra: [("class", "analysis")])
         drawColorBar(into: &svg, x: chart.area.maxX + 22, y: chart.area.y, height: chart.area.height,
                      floor: options.floor, ceiling: options.ceiling)
         return svg.render()
+    }
+
+    /// The same picture as `svg`, as a PNG: cells scaled to the plot area (nearest cell), frame,
+    /// ticks, labels and titles in the 5 × 7 bitmap font, and the dBFS colour bar.
+    public static func png(_ spectrogram: Spectrogram, options: Options) -> [UInt8] {
+        precondition(options.ceiling > options.floor)
+        var image = Raster(width: Int(width), height: Int(height))
+        let top = 50, bottom = 58, right = 118, tick = 5
+        let plotHeight = image.height - top - bottom
+        let (fAxis, scale) = frequencyAxis(spectrogram, options: options, length: Double(plotHeight))
+        let widest = fAxis.labels.map { BitmapFont.width(of: $0) }.max() ?? 0
+        // Ticks, labels, a gap, the turned title (one glyph high) and a margin.
+        let left = tick + 3 + widest + 8 + BitmapFont.glyphHeight + 14
+        let plotWidth = image.width - left - right
+        let duration = max(spectrogram.duration, 1 / spectrogram.sampleRate)
+        let tAxis = Axis.linear(lower: 0, upper: duration, title: "time (s)", length: Double(plotWidth), horizontal: true, expand: false)
+        let chart = Chart(id: "spectrogram", title: options.title,
+                          area: PlotRect(x: Double(left), y: Double(top), width: Double(plotWidth), height: Double(plotHeight)),
+                          xAxis: tAxis, yAxis: fAxis)
+
+        // Cells: each pixel centre looks up the grid cell under it.
+        let grid = spectrogram.grid(columns: options.maxColumns, rows: options.maxRows, frequencyScale: scale)
+        let x0 = chart.px(grid.timeEdges.first!), x1 = chart.px(grid.timeEdges.last!)
+        let yTop = chart.py(grid.frequencyEdges.last!), yBottom = chart.py(grid.frequencyEdges.first!)
+        image.fill(x: left, y: top, width: plotWidth, height: plotHeight, Raster.level(0))
+        for y in top..<(top + plotHeight) {
+            let v = (yBottom - (Double(y) + 0.5)) / (yBottom - yTop)
+            guard v >= 0, v < 1 else { continue }
+            let row = min(grid.rows - 1, Int(v * Double(grid.rows)))
+            for x in left..<(left + plotWidth) {
+                let u = (Double(x) + 0.5 - x0) / (x1 - x0)
+                guard u >= 0, u < 1 else { continue }
+                let column = min(grid.columns - 1, Int(u * Double(grid.columns)))
+                image.set(x, y, Raster.level(ColorMap.index(level: grid.value(column: column, row: row),
+                                                            floor: options.floor, ceiling: options.ceiling)))
+            }
+        }
+
+        let frame = Raster.Ink.frame.rawValue
+        image.frame(x: left - 1, y: top - 1, width: plotWidth + 2, height: plotHeight + 2, frame)
+        let baseline = top + plotHeight
+        for (t, label) in zip(tAxis.ticks, tAxis.labels) {
+            let x = Int(chart.px(t).rounded())
+            image.fill(x: x, y: baseline + 1, width: 1, height: tick, frame)
+            image.text(label, x: x, y: baseline + tick + 4, anchor: .middle)
+        }
+        for (t, label) in zip(fAxis.ticks, fAxis.labels) {
+            let y = Int(chart.py(t).rounded())
+            image.fill(x: left - 1 - tick, y: y, width: tick, height: 1, frame)
+            image.text(label, x: left - tick - 4, y: y - BitmapFont.glyphHeight / 2, anchor: .end)
+        }
+        image.text(tAxis.title, x: left + plotWidth / 2, y: baseline + tick + 4 + BitmapFont.glyphHeight + 10, anchor: .middle)
+        image.verticalText(fAxis.title, centerX: left - tick - 4 - widest - 8 - BitmapFont.glyphHeight / 2,
+                           centerY: top + plotHeight / 2)
+        image.text(options.title, x: left, y: 12, scale: 2)
+        image.text(analysisCaption(spectrogram), x: left + plotWidth, y: top - 14, anchor: .end, Raster.Ink.caption.rawValue)
+
+        // Colour bar, brightest on top, with dBFS ticks.
+        let barX = left + plotWidth + 22, barWidth = 16
+        for y in top..<(top + plotHeight) {
+            let t = 1 - (Double(y - top) + 0.5) / Double(plotHeight)
+            image.fill(x: barX, y: y, width: barWidth, height: 1, Raster.level(UInt8((t * 255).rounded())))
+        }
+        image.frame(x: barX - 1, y: top - 1, width: barWidth + 2, height: plotHeight + 2, frame)
+        let levels = Axis.linear(lower: Double(options.floor), upper: Double(options.ceiling), title: "level (dBFS)",
+                                 length: Double(plotHeight), horizontal: false, expand: false)
+        for (t, label) in zip(levels.ticks, levels.labels) {
+            let y = top + Int((Double(plotHeight) * (1 - levels.fraction(t))).rounded())
+            image.fill(x: barX + barWidth + 1, y: y, width: 4, height: 1, frame)
+            image.text(label, x: barX + barWidth + 8, y: y - BitmapFont.glyphHeight / 2)
+        }
+        let levelWidth = levels.labels.map { BitmapFont.width(of: $0) }.max() ?? 0
+        image.verticalText(levels.title, centerX: barX + barWidth + 8 + levelWidth + 12, centerY: top + plotHeight / 2)
+        return image.png()
     }
 
     /// A vertical bar of the colour scale with dBFS ticks, so colours read as levels.

@@ -7,7 +7,7 @@ import ToneShaperPlot
 struct PlotCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plot",
-        abstract: "Draw a shape's frequency curve and waveform, or a spectrogram of an audio file, as SVG.",
+        abstract: "Draw a shape's frequency curve and waveform (SVG), or a spectrogram of an audio file (SVG or PNG).",
         discussion: """
             Shape mode: toneshaper plot PRESET -o shape.svg [--cycles N] [--note N]
             Two charts on one time axis, as in the article. Above, the frequency curve: the \
@@ -16,7 +16,7 @@ struct PlotCommand: ParsableCommand {
             note). Below, the waveform rendered through the engine (left channel; a min/max band \
             per pixel column when there are more samples than pixels).
 
-            Spectrum mode: toneshaper plot --spectrum FILE.wav -o spec.svg
+            Spectrum mode: toneshaper plot --spectrum FILE.wav -o spec.svg (or spec.png)
             A spectrogram of any audio file libsndfile reads, channels mixed to mono: time in \
             seconds across, frequency up to Nyquist, colour in dBFS. Aliasing shows as partials \
             folding back down from Nyquist, echo as fading copies, transposition as a shifted curve.
@@ -28,7 +28,7 @@ struct PlotCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Draw a spectrogram of this audio file instead (spectrum mode).", valueName: "file"))
     var spectrum: String?
 
-    @Option(name: .shortAndLong, help: "Output SVG file.")
+    @Option(name: .shortAndLong, help: "Output file: .svg, or .png for a spectrogram.")
     var output: String
 
     @Option(name: .long, help: "Shape mode: passes through the shape (default 1).")
@@ -50,10 +50,12 @@ struct PlotCommand: ParsableCommand {
     var floorDb: Double?
 
     func validate() throws {
-        // Charts are SVG (axes and labels as text); a spectrogram's pixels are a PNG inside the SVG.
-        // Any other name would get an SVG under the wrong extension, so it is refused.
-        guard (output as NSString).pathExtension.lowercased() == "svg" else {
-            throw ValidationError("-o \(output): plots are written as SVG; name the file .svg (a spectrogram's pixels are a PNG inside it)")
+        // The format follows the name, so a file never holds another format than its extension says.
+        switch (output as NSString).pathExtension.lowercased() {
+        case "svg": break
+        case "png" where spectrum != nil: break
+        case "png": throw ValidationError("-o \(output): shape plots are written as SVG; name the file .svg")
+        default: throw ValidationError("-o \(output): name the picture .svg (or .png for a spectrogram)")
         }
         switch (preset, spectrum) {
         case (nil, nil): throw ValidationError("give a PRESET to plot, or --spectrum FILE")
@@ -78,7 +80,7 @@ struct PlotCommand: ParsableCommand {
 
     func run() throws {
         try Self.checkWritable(output)
-        let svg: String
+        let picture: [UInt8]
         let summary: String
         if let spectrum {
             let audio = try AudioFileReader.read(path: spectrum)
@@ -89,18 +91,19 @@ struct PlotCommand: ParsableCommand {
                                                   + (audio.channels > 1 ? " (\(audio.channels) channels mixed)" : ""))
             options.logFrequency = logFrequency
             if let floorDb { options.floor = Float(floorDb) }
-            svg = SpectrogramPlot.svg(analysis, options: options)
+            let png = (output as NSString).pathExtension.lowercased() == "png"
+            picture = png ? SpectrogramPlot.png(analysis, options: options) : Array(SpectrogramPlot.svg(analysis, options: options).utf8)
             summary = String(format: "spectrogram, %.2f s, %d Hz", analysis.duration, audio.sampleRate)
         } else if let preset {
             let library = try Resources.presetLibrary()
             let shape = try Resources.shape(preset, in: library)
             let sampleRate = Double(rate ?? 48_000)
-            svg = try ShapePlot.svg(shape: shape, note: note, cycles: cycles ?? 1, sampleRate: sampleRate)
+            picture = Array(try ShapePlot.svg(shape: shape, note: note, cycles: cycles ?? 1, sampleRate: sampleRate).utf8)
             summary = "\(shape.name), note \(note ?? shape.rootNote), \(cycles ?? 1) cycle(s)"
         } else {
             return  // validate() rules this out
         }
-        try Self.write(svg, to: output)
+        try Self.write(picture, to: output)
         print("wrote \(URL(fileURLWithPath: output).standardizedFileURL.path) (\(summary))")
     }
 
@@ -122,10 +125,10 @@ struct PlotCommand: ParsableCommand {
     }
 
     /// Writes with POSIX calls so a failure (disk full, …) reports the system's reason.
-    static func write(_ text: String, to path: String) throws {
+    static func write(_ bytes: [UInt8], to path: String) throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard fd >= 0 else { throw CLIError("\(path): cannot write: \(String(cString: strerror(errno)))") }
-        var bytes = Array(text.utf8)
+        var bytes = bytes
         var done = 0
         let failure: Int32? = bytes.withUnsafeMutableBytes { buffer in
             while done < buffer.count {

@@ -40,7 +40,8 @@ struct RenderEndToEndTests {
                       (["render", demo, "-o", "x.wav", "--presets", "17=siren"], "17=siren"),
                       (["render", demo, "-o", "x.wav", "--presets", "p128=siren"], "p128=siren"),
                       (["render", demo, "-o", "x.wav", "--presets", "p0=nosuch"], "nosuch"),
-                      (["plot", "siren", "-o", "x.png"], "x.png")])
+                      (["plot", "siren", "-o", "x.png"], "x.png"),
+                      (["plot", "siren", "-o", "x.jpg"], "x.jpg")])
     func badInput(arguments: [String], named: String) throws {
         let work = try Workspace()
         defer { work.remove() }
