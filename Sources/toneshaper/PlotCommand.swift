@@ -49,9 +49,12 @@ struct PlotCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Spectrum mode: level shown black, in dBFS (default -120).", valueName: "dB"))
     var floorDb: Double?
 
+    /// The output's extension, lower-case: it decides the format.
+    var outputExtension: String { (output as NSString).pathExtension.lowercased() }
+
     func validate() throws {
         // The format follows the name, so a file never holds another format than its extension says.
-        switch (output as NSString).pathExtension.lowercased() {
+        switch outputExtension {
         case "svg": break
         case "png" where spectrum != nil: break
         case "png": throw ValidationError("-o \(output): shape plots are written as SVG; name the file .svg")
@@ -91,8 +94,7 @@ struct PlotCommand: ParsableCommand {
                                                   + (audio.channels > 1 ? " (\(audio.channels) channels mixed)" : ""))
             options.logFrequency = logFrequency
             if let floorDb { options.floor = Float(floorDb) }
-            let png = (output as NSString).pathExtension.lowercased() == "png"
-            picture = png ? SpectrogramPlot.png(analysis, options: options) : Array(SpectrogramPlot.svg(analysis, options: options).utf8)
+            picture = outputExtension == "png" ? SpectrogramPlot.png(analysis, options: options) : Array(SpectrogramPlot.svg(analysis, options: options).utf8)
             summary = String(format: "spectrogram, %.2f s, %d Hz", analysis.duration, audio.sampleRate)
         } else if let preset {
             let library = try Resources.presetLibrary()

@@ -113,7 +113,7 @@ extension Voice {
         }
         if u >= s.pointee.loopPoint {
             // A shorter duration put the voice past the end of the loop: back into it, read afresh.
-            u = max(u - period * Double(max(1, Int(u / period))), 0)
+            u = Voice.nextPass(u, period: period, step: du)
             anchor(at: u, step: du)
             frequency = curve.value(at: u) * ratio
             frequencyRatio = ratio
@@ -248,10 +248,7 @@ extension Voice {
                 if k >= boundary {
                     var u = origin + Double(k) * du
                     if u >= loopPoint {
-                        // The next pass starts where the step lands past the loop; a landing that
-                        // differs from the loop point only by rounding starts it at exactly 0.
-                        u -= period
-                        if u < 1e-6 * du { u = 0 }
+                        u = Voice.nextPass(u, period: period, step: du)
                         origin = u; k = 0; seg = 0; env = 1
                     } else if E.usesRunningValue { env *= decay }
                     while u >= end[seg] { seg += 1 }
@@ -276,6 +273,14 @@ extension Voice {
         }
         self.origin = origin; steps = k; segment = seg; self.phase = phase; frequency = f
         gain = g; envelope = env; smoothedEnvelope = smoothed; rampLeft = left
+    }
+
+    /// Where the next pass starts for a position `u` at or past the loop point: as far past the
+    /// loop as `u` is (whole passes dropped), and exactly 0 when it differs from the loop point
+    /// only by rounding — so a pass is S samples and restarts at the shape's first point.
+    @inline(__always) static func nextPass(_ u: Double, period: Double, step: Double) -> Double {
+        let past = u - period * Double(max(1, Int(u / period)))
+        return past < 1e-6 * step ? 0 : past
     }
 
     /// The first step k with origin + k·step ≥ limit: the float estimate, then corrected so it is
