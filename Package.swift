@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "ToneShaper",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v14)],
     products: [
         .executable(name: "toneshaper", targets: ["toneshaper"]),
         .library(name: "ToneShaperCore", targets: ["ToneShaperCore"]),
@@ -11,6 +11,9 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.20.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.6.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
         // System libraries, found through pkg-config.
@@ -32,11 +35,22 @@ let package = Package(
         // Live play: MIDI in (sequencer or file) -> lock-free queue -> audio thread -> engine -> PCM (+ recorder).
         .target(name: "ToneShaperLive", dependencies: ["ToneShaperCore", "ToneShaperMIDI", "ToneShaperRealtime",
                                                        "ToneShaperAudioFile", "ToneShaperALSA"]),
+        // Where shapes come from: the built-in Presets/, the user's library ($XDG_DATA_HOME), any FILE.json.
+        .target(name: "ToneShaperLibrary", dependencies: ["ToneShaperCore"]),
+        // The shape editor: a local HTTP + WebSocket server (Hummingbird) and its page (plain HTML/CSS/JS).
+        .target(name: "ToneShaperEditor", dependencies: [
+            "ToneShaperCore", "ToneShaperLibrary", "ToneShaperLive", "ToneShaperAudioFile", "ToneShaperPlot",
+            "ToneShaperALSA", "ToneShaperRealtime", "ToneShaperMIDI",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+            .product(name: "Logging", package: "swift-log"),
+        ], resources: [.copy("Page")]),
         // Pictures: the frequency curve and waveform of a shape, spectrograms of rendered files (SVG).
         .target(name: "ToneShaperPlot", dependencies: ["ToneShaperCore"]),
         // The command-line program.
         .executableTarget(name: "toneshaper", dependencies: [
             "ToneShaperMIDI", "ToneShaperCore", "ToneShaperRealtime", "ToneShaperAudioFile", "ToneShaperALSA", "ToneShaperPlot", "ToneShaperLive",
+            "ToneShaperLibrary", "ToneShaperEditor",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -46,6 +60,9 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "ToneShaperCoreTests", dependencies: ["ToneShaperCore", "AllocationCounter", "TestSupport"]),
         .testTarget(name: "ToneShaperMIDITests", dependencies: ["ToneShaperMIDI", "TestSupport"]),
+        .testTarget(name: "ToneShaperLibraryTests", dependencies: ["ToneShaperLibrary", "ToneShaperCore"]),
+        .testTarget(name: "ToneShaperEditorTests", dependencies: ["ToneShaperEditor", "ToneShaperLibrary", "ToneShaperCore",
+                                                                  "ToneShaperAudioFile", "ToneShaperLive", "AllocationCounter"]),
         .testTarget(name: "ToneShaperPlotTests", dependencies: ["ToneShaperPlot", "ToneShaperCore"]),
         .testTarget(name: "ToneShaperRealtimeTests", dependencies: ["ToneShaperRealtime"]),
         .testTarget(name: "ToneShaperAudioFileTests", dependencies: ["ToneShaperAudioFile"]),

@@ -34,6 +34,11 @@ public final class LiveSession: @unchecked Sendable {
     /// Frames to render before going silent; nil for an open-ended (live keyboard) session.
     public let endFrame: Int64?
 
+    /// Editor → audio thread: edited shapes to install, applied at the start of the next period.
+    let shapeSwaps: SPSCRing<ShapeSwap>
+    /// Audio thread → editor: the shape data each swap replaced, freed by `reclaimShapes()`.
+    let retiredShapes: SPSCRing<ShapeData>
+
     /// Most events applied in one period; more wait for the next period (applied late, at offset 0).
     public let eventCapacity: Int
     private let scratch: UnsafeMutablePointer<EngineEvent>
@@ -64,10 +69,14 @@ public final class LiveSession: @unchecked Sendable {
         self.eventCapacity = eventsPerPeriod
         scratch = .allocate(capacity: eventsPerPeriod)
         scratch.initialize(repeating: EngineEvent(offset: 0, .releaseAll), count: eventsPerPeriod)
+        shapeSwaps = SPSCRing(capacity: 64)
+        retiredShapes = SPSCRing(capacity: 64)
     }
 
     deinit {
         scratch.deallocate()
+        while let swap = shapeSwaps.pop() { swap.data.deallocate() }
+        reclaimShapes()
     }
 
     // MARK: - Any thread
@@ -97,6 +106,7 @@ public final class LiveSession: @unchecked Sendable {
     /// at offset 0. After `endFrame`, the rest of the period and every later one is silence and is
     /// not recorded, so the recording holds exactly the performance.
     public func renderPeriod(into output: UnsafeMutablePointer<Float>, frames: Int) {
+        installShapes()
         let start = position
         var count = frames
         if let endFrame { count = Int(max(0, min(Int64(frames), endFrame - start))) }
@@ -127,6 +137,14 @@ public final class LiveSession: @unchecked Sendable {
         }
         position = start + Int64(frames)
         clock.store(position, ordering: .releasing)
+    }
+
+    /// Swaps in the shapes the editor sent, while there is room to hand back what they replace.
+    @inline(__always)
+    private func installShapes() {
+        while retiredShapes.availableToWrite > 0, let swap = shapeSwaps.pop() {
+            if let previous = engine.replaceShape(swap.preset, with: swap.data) { _ = retiredShapes.push(previous) }
+        }
     }
 
     /// Counts a note and tells the control thread what was applied, at the frame it was applied.
@@ -164,6 +182,25 @@ public final class LiveSession: @unchecked Sendable {
 
     // MARK: - Control thread
 
+    /// Sends an edited shape to the audio thread as preset `preset`, heard from the next period on.
+    /// Builds its data here (the allocation stays on this thread); false when the shape has more
+    /// points than the engine's slots hold or the hand-off is full (the audio thread is stalled).
+    /// Call from one thread only (the ring's producer side).
+    @discardableResult
+    public func offerShape(_ shape: Shape, preset: Int) -> Bool {
+        reclaimShapes()
+        guard shape.points.count <= engine.pointCapacity, (0..<engine.library.shapes.count).contains(preset) else { return false }
+        let data = ShapeData(shape)
+        if shapeSwaps.push(ShapeSwap(preset: preset, data: data)) { return true }
+        data.deallocate()
+        return false
+    }
+
+    /// Frees the shape data the audio thread has handed back (called by `offerShape` too).
+    public func reclaimShapes() {
+        while let old = retiredShapes.pop() { old.deallocate() }
+    }
+
     /// Moves the applied messages queued so far to `messages`; returns how many. Call it often
     /// enough that the ring does not fill (every few milliseconds while playing, once after stopping).
     @discardableResult
@@ -176,4 +213,10 @@ public final class LiveSession: @unchecked Sendable {
         }
         return moved
     }
+}
+
+/// An edited shape on its way to the audio thread: which preset it replaces, and its data.
+struct ShapeSwap: BitwiseCopyable {
+    var preset: Int
+    var data: ShapeData
 }

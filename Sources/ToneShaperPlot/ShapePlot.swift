@@ -104,10 +104,7 @@ public enum ShapePlot {
     /// release) and keeps the left channel as a min/max envelope `columns` wide.
     public static func renderWaveform(shape: Shape, note: Int, cycles: Int, sampleRate: Double,
                                       columns: Int) throws -> (envelope: WaveformEnvelope, heldFrames: Int) {
-        let library = try PresetLibrary(shapes: [shape])
-        var config = EngineConfiguration(sampleRate: sampleRate, voices: 1)
-        config.channelPresets = Array(repeating: 0, count: 16)
-        let engine = Engine(library: library, configuration: config)
+        let engine = try ShapeExport.engine(for: shape, sampleRate: sampleRate)
         let (messages, frames) = ShapeExport.performance(of: shape, cycles: cycles, note: UInt8(note), sampleRate: sampleRate)
         var envelope = WaveformEnvelope(totalSamples: frames, columns: columns)
         OfflineRenderer(engine: engine).render(messages, totalFrames: frames) { block in

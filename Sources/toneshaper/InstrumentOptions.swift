@@ -1,14 +1,15 @@
 import ArgumentParser
 import ToneShaperCore
+import ToneShaperLibrary
 
 /// The instrument's set-up, the same for `play` and `render`: which presets the channels start
 /// on, which knob map, how many voices.
 struct InstrumentOptions: ParsableArguments {
-    @Option(name: .long, help: "Play every channel with this preset (name or program number); program changes are then ignored.")
+    @Option(name: .long, help: "Play every channel with this preset (name, program number or shape .json file); program changes are then ignored.")
     var preset: String?
 
     @Option(name: .long, help: ArgumentHelp(
-        "Presets per channel and per program: \"CHANNEL=PRESET\" (channels 1-16) starts a channel on a preset, \"pPROGRAM=PRESET\" (programs 0-127) makes that program change select it; comma-separated.",
+        "Presets per channel and per program: \"CHANNEL=PRESET\" (channels 1-16) starts a channel on a preset (name, program or FILE.json), \"pPROGRAM=PRESET\" (programs 0-127) makes that program change select it; comma-separated.",
         valueName: "list"))
     var presets: String?
 
@@ -45,22 +46,22 @@ struct InstrumentOptions: ParsableArguments {
 
     /// Reads the presets and the map; every error names the option, file or value at fault.
     func load() throws -> Instrument {
-        let library = try Resources.presetLibrary()
+        var shapes = try Resources.shapeLibrary()
         let controllerMap = try Resources.controllerMap(path: map)
         var channelPresets: [Int]?
         var programPresets: [Int: Int] = [:]
         if let preset {
-            channelPresets = Array(repeating: try Self.index(of: preset, in: library), count: 16)
+            channelPresets = Array(repeating: try shapes.resolve(preset), count: 16)
         } else if let presets {
-            (channelPresets, programPresets) = try Self.presetMap(presets, library: library)
+            (channelPresets, programPresets) = try Self.presetMap(presets, shapes: &shapes)
         }
-        return Instrument(library: library, controllerMap: controllerMap, channelPresets: channelPresets,
+        return Instrument(library: try shapes.presetLibrary(), controllerMap: controllerMap, channelPresets: channelPresets,
                           programPresets: programPresets, ignoresProgramChanges: preset != nil)
     }
 
     /// "1=siren,10=wind,p33=glide-bass" → library index per channel, and per remapped program.
     /// Channels not named start on what program 0 selects, as a file without program changes expects.
-    static func presetMap(_ spec: String, library: PresetLibrary) throws -> (channels: [Int], programs: [Int: Int]) {
+    static func presetMap(_ spec: String, shapes: inout ShapeLibrary) throws -> (channels: [Int], programs: [Int: Int]) {
         var channels = [Int?](repeating: nil, count: 16)
         var programs: [Int: Int] = [:]
         for item in spec.split(separator: ",") {
@@ -68,7 +69,7 @@ struct InstrumentOptions: ParsableArguments {
             guard parts.count == 2 else {
                 throw CLIError("--presets: '\(item)' is not CHANNEL=PRESET (channel 1-16) or pPROGRAM=PRESET (program 0-127)")
             }
-            let index = try Self.index(of: parts[1], in: library)
+            let index = try shapes.resolve(parts[1])
             if parts[0].lowercased().hasPrefix("p"), let program = Int(parts[0].dropFirst()), (0...127).contains(program) {
                 programs[program] = index
             } else if let channel = Int(parts[0]), (1...16).contains(channel) {
@@ -77,13 +78,7 @@ struct InstrumentOptions: ParsableArguments {
                 throw CLIError("--presets: '\(item)' is not CHANNEL=PRESET (channel 1-16) or pPROGRAM=PRESET (program 0-127)")
             }
         }
-        let start = programs[0] ?? library.index(program: 0) ?? 0
+        let start = programs[0] ?? shapes.entries.firstIndex { $0.answersToProgram && $0.shape.program == 0 } ?? 0
         return (channels.map { $0 ?? start }, programs)
-    }
-
-    static func index(of preset: String, in library: PresetLibrary) throws -> Int {
-        let shape = try Resources.shape(preset, in: library)
-        guard let index = library.index(named: shape.name) else { throw CLIError("preset '\(preset)' is not in the library") }
-        return index
     }
 }

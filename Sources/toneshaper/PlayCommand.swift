@@ -30,23 +30,7 @@ struct PlayCommand: ParsableCommand {
             Smaller is snappier but underruns (counted, recovered) come sooner on a busy machine.
             """)
 
-    @Option(name: .long, help: "ALSA PCM device (see `aplay -L`): default, hw:0, plughw:1,0, pipewire, ...")
-    var device: String = "default"
-
-    @Option(name: .long, help: "Sample rate in Hz asked of the device (it may choose a near one).")
-    var rate: Int = 48_000
-
-    @Option(name: .long, help: "Frames per period: the block rendered at a time.")
-    var period: Int = 128
-
-    @Option(name: .long, help: "Periods in the device buffer.")
-    var periods: Int = 3
-
-    @Option(name: .long, help: "Sequencer source to connect from: CLIENT:PORT or a client name (repeatable; see `aconnect -i`).")
-    var connect: [String] = []
-
-    @Option(name: .long, help: "Listen to this MIDI channel only (1-16).")
-    var channel: Int?
+    @OptionGroup var live: LiveDeviceOptions
 
     @OptionGroup var instrument: InstrumentOptions
 
@@ -68,18 +52,11 @@ struct PlayCommand: ParsableCommand {
     @Option(name: .long, help: "With --midi-in: seconds played after the last event, for releases and echoes.")
     var tail: Double = 2
 
-    @Flag(inversion: .prefixedNo, help: "Ask for real-time (SCHED_FIFO) priority for the audio thread.")
-    var realtime: Bool = true
-
     func validate() throws {
-        guard (8_000...192_000).contains(rate) else { throw ValidationError("--rate \(rate) is outside 8000...192000 Hz") }
-        guard (16...16_384).contains(period) else { throw ValidationError("--period \(period) must be 16...16384 frames") }
-        guard (2...64).contains(periods) else { throw ValidationError("--periods \(periods) must be 2...64") }
-        if let channel, !(1...16).contains(channel) { throw ValidationError("--channel \(channel) must be 1...16") }
         guard (-60...24).contains(gain) else { throw ValidationError("--gain \(gain) dB is outside -60...24") }
         guard tail >= 0, tail <= 3600 else { throw ValidationError("--tail \(tail) must be 0...3600 seconds") }
         if format != nil && record == nil { throw ValidationError("--format applies to --record; give --record FILE too") }
-        if midiIn != nil && !connect.isEmpty { throw ValidationError("--connect needs the sequencer; it cannot be used with --midi-in") }
+        if midiIn != nil && !live.connect.isEmpty { throw ValidationError("--connect needs the sequencer; it cannot be used with --midi-in") }
     }
 
     func run() throws {
@@ -87,16 +64,11 @@ struct PlayCommand: ParsableCommand {
         let setup = try instrument.load()
         let fileFormat = try record.map { try AudioFileFormat(path: $0, explicit: format) }
         let performance = try midiIn.map { try Performance.load($0) }
-        let channelFilter = channel.map { UInt8($0 - 1) }
+        let channelFilter = live.channelFilter
 
         // The sequencer first: without /dev/snd/seq that is the error a keyboard player needs to see.
-        var sequencer: SequencerInput?
-        if performance == nil {
-            let input = try SequencerInput(channelFilter: channelFilter)
-            for source in connect { try input.connect(from: source) }
-            sequencer = input
-        }
-        let pcm = try PCMOutput(device: device, sampleRate: rate, channels: 2, periodFrames: period, periods: periods)
+        let sequencer = performance == nil ? try live.openSequencer() : nil
+        let pcm = try live.openPCM()
         let sampleRate = Double(pcm.sampleRate)
 
         let config = setup.configuration(sampleRate: sampleRate, voices: instrument.voices, masterGain: pow(10, gain / 20))
@@ -116,7 +88,7 @@ struct PlayCommand: ParsableCommand {
         }
         let player = LivePlayer(engine: engine, pcm: pcm, source: source, recorder: recorder,
                                 recordMIDI: recordMIDI != nil, channelFilter: channelFilter,
-                                ignoresProgramChanges: setup.ignoresProgramChanges, realtime: realtime)
+                                ignoresProgramChanges: setup.ignoresProgramChanges, realtime: live.realtime)
 
         let signals = StopSignals()
         defer { signals.restore() }
@@ -137,17 +109,12 @@ struct PlayCommand: ParsableCommand {
     func startLine(pcm: PCMOutput, sequencer: SequencerInput?, performance: Performance?, endFrame: Int64?) -> String {
         let from: String
         if let sequencer {
-            let connected = connect.isEmpty ? "connect a keyboard with: aconnect KEYBOARD \(sequencer.clientID):\(sequencer.portID)"
-                                            : "connected from " + connect.joined(separator: ", ")
-            from = "ToneShaper input \(sequencer.clientID):\(sequencer.portID) (\(connected))"
+            from = live.inputDescription(sequencer)
         } else {
             let seconds = Double(endFrame ?? 0) / Double(pcm.sampleRate)
             from = "playing \(performance?.name ?? "?") (\(String(format: "%.2f", seconds)) s)"
         }
-        let latency = Double(pcm.bufferFrames) / Double(pcm.sampleRate) * 1000
-        let count = pcm.bufferFrames / max(1, pcm.periodFrames)
-        return "\(from); device \(pcm.device): \(pcm.sampleRate) Hz \(pcm.format.rawValue), period \(pcm.periodFrames) × \(count) frames, "
-            + "latency \(String(format: "%.1f", latency)) ms; Ctrl-C stops"
+        return "\(from); \(LiveDeviceOptions.deviceDescription(pcm)); Ctrl-C stops"
     }
 
     /// Writes the MIDI file, prints the summary, then reports the first failure (non-zero exit).

@@ -97,8 +97,7 @@ struct PlotCommand: ParsableCommand {
             picture = outputExtension == "png" ? SpectrogramPlot.png(analysis, options: options) : Array(SpectrogramPlot.svg(analysis, options: options).utf8)
             summary = String(format: "spectrogram, %.2f s, %d Hz", analysis.duration, audio.sampleRate)
         } else if let preset {
-            let library = try Resources.presetLibrary()
-            let shape = try Resources.shape(preset, in: library)
+            let shape = try Resources.shape(preset)
             let sampleRate = Double(rate ?? 48_000)
             picture = Array(try ShapePlot.svg(shape: shape, note: note, cycles: cycles ?? 1, sampleRate: sampleRate).utf8)
             summary = "\(shape.name), note \(note ?? shape.rootNote), \(cycles ?? 1) cycle(s)"

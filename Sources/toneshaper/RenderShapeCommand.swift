@@ -27,13 +27,8 @@ struct RenderShapeCommand: ParsableCommand {
     }
 
     func run() throws {
-        let library = try Resources.presetLibrary()
-        let shape = try Resources.shape(preset, in: library)
-        let single = try PresetLibrary(shapes: [shape])
-        var config = EngineConfiguration(sampleRate: Double(audio.rate), voices: 1)
-        config.masterGain = audio.linearGain
-        config.channelPresets = Array(repeating: 0, count: 16)
-        let engine = Engine(library: single, configuration: config)
+        let shape = try Resources.shape(preset)
+        let engine = try ShapeExport.engine(for: shape, sampleRate: Double(audio.rate), masterGain: audio.linearGain)
         let (messages, frames) = ShapeExport.performance(
             of: shape, cycles: cycles, note: UInt8(note ?? shape.rootNote), velocity: UInt8(velocity),
             sampleRate: Double(audio.rate))

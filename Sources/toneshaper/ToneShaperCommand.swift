@@ -11,7 +11,7 @@ struct ToneShaperCommand: ParsableCommand {
             transposed to that key; knobs change amplitude, duration, fidelity and more.
             Built-in shapes live in the Presets folder; `toneshaper presets` lists them.
             """,
-        subcommands: [PresetsCommand.self, RenderShapeCommand.self, RenderCommand.self, PlotCommand.self, PlayCommand.self, LearnCommand.self])
+        subcommands: [PresetsCommand.self, RenderShapeCommand.self, RenderCommand.self, PlotCommand.self, PlayCommand.self, LearnCommand.self, EditCommand.self])
 
     /// Runs a subcommand and reports any failure as one line: "toneshaper: what went wrong".
     static func main() {

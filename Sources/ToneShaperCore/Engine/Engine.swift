@@ -13,6 +13,8 @@ public final class Engine: @unchecked Sendable {
     public var sampleRate: Double { configuration.sampleRate }
 
     let presets: PresetTable
+    /// Shapes swapped in by the editor, per preset (nil: the library's own); freed with the engine.
+    let installed: UnsafeMutablePointer<ShapeData?>
     /// Library index each program change selects (−1: none), looked up once at init.
     let programPresets: UnsafeMutablePointer<Int>
     let voices: UnsafeMutablePointer<Voice>
@@ -48,7 +50,7 @@ public final class Engine: @unchecked Sendable {
     /// Output samples that exceeded ±1 and were clipped (the clipping policy: hard clip, counted).
     public private(set) var clippedSamples = 0
     /// Notes that had to take a voice from another note.
-    public private(set) var stolenVoices = 0
+    public internal(set) var stolenVoices = 0
 
     public init(library: PresetLibrary, configuration: EngineConfiguration = EngineConfiguration(),
                 controllerMap: ControllerMap = .standard) {
@@ -57,8 +59,10 @@ public final class Engine: @unchecked Sendable {
         self.configuration = configuration
         self.library = library
         self.controllerMap = controllerMap
-        let table = PresetTable(library.shapes)
+        let table = PresetTable(library.shapes, listedCount: library.listedCount)
         presets = table
+        installed = .allocate(capacity: max(1, table.count))
+        installed.initialize(repeating: nil, count: max(1, table.count))
         programPresets = .allocate(capacity: 128)
         for program in 0..<128 {
             let mapped = configuration.programPresets[program].flatMap { (0..<table.count).contains($0) ? $0 : nil }
@@ -90,7 +94,7 @@ public final class Engine: @unchecked Sendable {
         // note keeps the slot it started on and a free one is always left for the next change.
         slotCount = 16 + voiceCount
         slots = .allocate(capacity: slotCount)
-        for i in 0..<slotCount { (slots + i).initialize(to: ShapeSlot(pointCapacity: presets.maxPoints)) }
+        for i in 0..<slotCount { (slots + i).initialize(to: ShapeSlot(pointCapacity: max(presets.maxPoints, configuration.pointCapacity))) }
         slotUsers = .allocate(capacity: slotCount)
         slotUsers.initialize(repeating: 0, count: slotCount)
         parts = .allocate(capacity: 16)
@@ -104,6 +108,8 @@ public final class Engine: @unchecked Sendable {
     }
 
     deinit {
+        for i in 0..<presets.count { installed[i]?.deallocate() }
+        installed.deallocate()
         for i in 0..<slotCount { slots[i].deallocate() }
         for p in 0..<16 { parts[p].echo.deallocate() }
         slots.deinitialize(count: slotCount); slots.deallocate(); slotUsers.deallocate()
@@ -278,292 +284,5 @@ public final class Engine: @unchecked Sendable {
         var result = max(high.max(), -low.min())
         while n < count { result = max(result, abs(x[n])); n += 1 }
         return result
-    }
-
-    // MARK: - Events
-
-    public func apply(_ kind: EngineEvent.Kind) {
-        switch kind {
-        case .midi(let m): handle(m)
-        case .parameter(let channel, let parameter, let value): setParameter(parameter, value, part: Int(channel & 15))
-        case .releaseAll:
-            for p in 0..<16 { parts[p].sustain = false }
-            for i in 0..<voiceCount where voices[i].stage == .playing { release(voices + i) }
-            for i in 0..<voiceCount { voices[i].pendingPart = -1 }
-        }
-    }
-
-    public func handle(_ message: MIDIMessage) {
-        switch message {
-        case .noteOn(let c, let note, let velocity):
-            if velocity == 0 { noteOff(part: Int(c & 15), note: note) } else { noteOn(part: Int(c & 15), note: note, velocity: velocity) }
-        case .noteOff(let c, let note, _):
-            noteOff(part: Int(c & 15), note: note)
-        case .controlChange(let c, let controller, let value):
-            controlChange(part: Int(c & 15), controller: controller, value: value)
-        case .programChange(let c, let program):
-            let index = programPresets[Int(program & 127)]
-            if index >= 0 { selectPreset(index, part: Int(c & 15)) }
-        case .pitchBend(let c, let value):
-            parts[Int(c & 15)].bendValue = Double(value)
-            partRatio[Int(c & 15)] = currentRatio(part: Int(c & 15))
-        case .channelPressure, .polyPressure:
-            break
-        }
-    }
-
-    /// A slot no voice plays and no part has current (one always exists: see `slotCount`).
-    func freeSlot() -> Int {
-        search: for s in 0..<slotCount where slotUsers[s] == 0 {
-            for p in 0..<16 where parts[p].currentSlot == s { continue search }
-            return s
-        }
-        preconditionFailure("slot pool exhausted")
-    }
-
-    /// Loads a preset into a free slot; sounding notes keep the slot they started on.
-    func selectPreset(_ index: Int, part p: Int) {
-        let part = parts + p
-        let slot = freeSlot()
-        slots[slot].load(index, from: presets, sampleRate: sampleRate)
-        part.pointee.currentSlot = slot
-        part.pointee.program = presets.info[index].program
-        let info = presets.info[index]
-        part.pointee.shapeAmplitude = info.amplitude
-        part.pointee.amplitudeTarget = info.amplitude * part.pointee.volume
-        if part.pointee.activeVoices == 0 && !part.pointee.audible { part.pointee.amplitude = part.pointee.amplitudeTarget }
-        part.pointee.wave = info.wave
-        part.pointee.terms = info.terms
-        part.pointee.attack = info.attack
-        part.pointee.release = info.release
-        part.pointee.echo.delayTarget = info.echoDelay * sampleRate
-        if part.pointee.echo.isOff { part.pointee.echo.delaySamples = info.echoDelay * sampleRate }
-        part.pointee.echo.volumeTarget = Float(info.echoVolume)
-    }
-
-    func controlChange(part p: Int, controller: UInt8, value: UInt8) {
-        let part = parts + p
-        switch controller {
-        case 120:  // All Sound Off: silence now (a 2 ms fade, never a click).
-            for i in 0..<voiceCount where voices[i].stage != .idle && voices[i].part == p {
-                voices[i].pendingPart = -1
-                voices[i].stage = .releasing
-                voices[i].keyDown = false
-                voices[i].sustained = false
-                voices[i].ramp(to: 0, samples: stealFadeSamples)
-            }
-        case 121:  // Reset All Controllers (RP-015): bend, modulation, pedal, RPN.
-            part.pointee.bendValue = 0
-            part.pointee.vibratoDepth = 0
-            setSustain(false, part: p)
-            part.pointee.rpnMSB = 127; part.pointee.rpnLSB = 127
-        case 123, 124, 125, 126, 127:  // All Notes Off (and the mode messages that imply it).
-            for i in 0..<voiceCount where voices[i].part == p {
-                voices[i].pendingPart = -1
-                if voices[i].stage == .playing && voices[i].keyDown {
-                    if part.pointee.sustain { voices[i].keyDown = false; voices[i].sustained = true } else { release(voices + i) }
-                }
-            }
-        case 101: part.pointee.rpnMSB = value
-        case 100: part.pointee.rpnLSB = value
-        case 98, 99: part.pointee.rpnMSB = 127; part.pointee.rpnLSB = 127
-        case 6 where part.pointee.rpnMSB == 0 && part.pointee.rpnLSB == 0:
-            part.pointee.bendRange = Double(value)  // RPN 0: pitch-bend sensitivity in semitones
-        case 38 where part.pointee.rpnMSB == 0 && part.pointee.rpnLSB == 0:
-            part.pointee.bendRange = part.pointee.bendRange.rounded(.down) + Double(value) / 100
-        default:
-            if let a = controllerMap.assignment(channel: UInt8(p), controller: controller) {
-                setParameter(a.parameter, a.value(for: value), part: p)
-            }
-        }
-    }
-
-    /// Sets a parameter in its own unit; values outside its limits are clamped.
-    public func setParameter(_ parameter: Parameter, _ rawValue: Double, part p: Int) {
-        let value = min(max(rawValue, parameter.limits.lowerBound), parameter.limits.upperBound)
-        let part = parts + p
-        let slot = slots + part.pointee.currentSlot
-        switch parameter {
-        case .amplitude:
-            part.pointee.shapeAmplitude = value
-            part.pointee.amplitudeTarget = value * part.pointee.volume
-        case .volume:
-            part.pointee.volume = value
-            part.pointee.amplitudeTarget = part.pointee.shapeAmplitude * value
-        case .duration: slot.pointee.durationTarget = value
-        case .fidelity: slot.pointee.fidelityTarget = value.rounded()
-        case .echoDelay: part.pointee.echo.delayTarget = value * sampleRate
-        case .echoVolume:
-            part.pointee.echo.volumeTarget = Float(value)
-            if value > 0 { wake(p) }
-        case .waveType: part.pointee.wave = WaveType(index: Int(value.rounded()))
-        case .attack: part.pointee.attack = value
-        case .release: part.pointee.release = value
-        case .pitchBendRange: part.pointee.bendRange = value
-        case .pan: part.pointee.pan = value
-        case .vibrato: part.pointee.vibratoDepth = value
-        case .sustain: setSustain(value >= 0.5, part: p)
-        }
-    }
-
-    func setSustain(_ on: Bool, part p: Int) {
-        parts[p].sustain = on
-        if !on {
-            for i in 0..<voiceCount where voices[i].part == p && voices[i].sustained && voices[i].stage == .playing {
-                release(voices + i)
-            }
-        }
-    }
-
-    // MARK: - Voice pool
-
-    /// Velocity to gain: square law, so velocity 64 is about −6 dB and 32 about −12 dB.
-    @inline(__always) static func velocityGain(_ velocity: UInt8) -> Double {
-        let v = Double(min(velocity, 127)) / 127
-        return v * v
-    }
-
-    func noteOn(part p: Int, note: UInt8, velocity: UInt8) {
-        // Same key again on this channel: retrigger that voice (phase continues, no click).
-        for i in 0..<voiceCount where voices[i].stage != .idle && voices[i].part == p && voices[i].note == note
-            && voices[i].pendingPart < 0 {
-            start(voices + i, part: p, note: note, velocity: velocity, retrigger: true)
-            return
-        }
-        for i in 0..<voiceCount where voices[i].stage == .idle {
-            start(voices + i, part: p, note: note, velocity: velocity, retrigger: false)
-            return
-        }
-        // Pool full: steal the oldest released voice, else the oldest held one; it fades in 2 ms first.
-        var victim = -1
-        for i in 0..<voiceCount where voices[i].stage == .releasing && voices[i].pendingPart < 0 {
-            if victim < 0 || voices[i].releaseOrder < voices[victim].releaseOrder { victim = i }
-        }
-        if victim < 0 {
-            for i in 0..<voiceCount where voices[i].pendingPart < 0 {
-                if victim < 0 || voices[i].startOrder < voices[victim].startOrder { victim = i }
-            }
-        }
-        guard victim >= 0 else { return }  // every voice already has a note queued: drop this one
-        let v = voices + victim
-        stolenVoices += 1
-        v.pointee.pendingPart = p
-        v.pointee.pendingNote = note
-        v.pointee.pendingVelocity = velocity
-        if v.pointee.stage == .playing { order += 1; v.pointee.releaseOrder = order }
-        v.pointee.stage = .releasing
-        v.pointee.keyDown = false
-        v.pointee.sustained = false
-        // A release already closer to silence than the steal fade keeps its shorter ramp.
-        let releasingFaster = v.pointee.gainTarget == 0 && v.pointee.rampLeft > 0 && v.pointee.rampLeft < stealFadeSamples
-        if !releasingFaster { v.pointee.ramp(to: 0, samples: stealFadeSamples) }
-    }
-
-    func noteOff(part p: Int, note: UInt8) {
-        for i in 0..<voiceCount where voices[i].part == p {
-            let v = voices + i
-            if v.pointee.pendingPart == p && v.pointee.pendingNote == note { v.pointee.pendingPart = -1 }
-            if v.pointee.stage == .playing && v.pointee.note == note && v.pointee.keyDown {
-                if parts[p].sustain {
-                    v.pointee.keyDown = false
-                    v.pointee.sustained = true
-                } else {
-                    release(v)
-                }
-            }
-        }
-    }
-
-    func release(_ v: UnsafeMutablePointer<Voice>) {
-        order += 1
-        v.pointee.stage = .releasing
-        v.pointee.keyDown = false
-        v.pointee.sustained = false
-        v.pointee.releaseOrder = order
-        v.pointee.ramp(to: 0, samples: max(32, Int(parts[v.pointee.part].release * sampleRate)))
-    }
-
-    func start(_ v: UnsafeMutablePointer<Voice>, part p: Int, note: UInt8, velocity: UInt8, retrigger: Bool) {
-        let part = parts + p
-        wake(p)
-        let slotIndex = part.pointee.currentSlot
-        let info = presets.info[slots[slotIndex].preset]
-        if v.pointee.stage != .idle { slotUsers[v.pointee.slot] -= 1 }
-        slotUsers[slotIndex] += 1
-        if v.pointee.stage == .idle { part.pointee.activeVoices += 1 }
-        else if v.pointee.part != p {
-            parts[v.pointee.part].activeVoices -= 1
-            part.pointee.activeVoices += 1
-        }
-        order += 1
-        v.pointee.stage = .playing
-        v.pointee.part = p
-        v.pointee.slot = slotIndex
-        v.pointee.note = note
-        v.pointee.keyDown = true
-        v.pointee.sustained = false
-        v.pointee.startOrder = order
-        v.pointee.pendingPart = -1
-        v.pointee.wave = part.pointee.wave
-        v.pointee.terms = part.pointee.terms
-        v.pointee.envelopeKind = info.envelopeKind
-        v.pointee.envelopeDecay = _exp(-info.envelopeRate / sampleRate)
-        v.pointee.noteRatio = _exp2((Double(note) - Double(info.rootNote)) / 12)
-        v.pointee.anchor(at: 0, step: slots[slotIndex].du)
-        v.pointee.curveLastX = slots[slotIndex].curve.lastX
-        v.pointee.segment = 0
-        v.pointee.envelope = 1
-        v.pointee.smoothedEnvelope = 1
-        v.pointee.envelopeSmoothing = 1 - _exp(-1 / (0.001 * sampleRate))
-        v.pointee.frequencyRatio = v.pointee.noteRatio * currentRatio(part: p)
-        v.pointee.frequency = slots[slotIndex].curve.value(at: 0) * v.pointee.frequencyRatio
-        if !retrigger {
-            v.pointee.phase = 0
-            v.pointee.gain = 0
-            v.pointee.noise = UInt32(truncatingIfNeeded: order &* 0x9E37_79B9_7F4A_7C15 >> 32) | 1
-        }
-        let scaled = Float(v.pointee.frequency * Double(BandLimitedTables.maxHarmonics) * nyquistReciprocal)
-        (v.pointee.blendLevel, v.pointee.blendWeight) = BandLimitedTables.blend(scaledFrequency: scaled * 1.01)
-        let attackSamples = max(32, Int(part.pointee.attack * sampleRate))
-        v.pointee.ramp(to: Engine.velocityGain(velocity), samples: attackSamples)
-    }
-
-    /// A silent part starting to sound: nothing to glide from, so its controls take their
-    /// targets at once and its pan starts where it is.
-    func wake(_ p: Int) {
-        let part = parts + p
-        guard !part.pointee.audible else { return }
-        part.pointee.audible = true
-        part.pointee.quietFrames = 0
-        let slot = slots + part.pointee.currentSlot
-        if slot.pointee.duration != slot.pointee.durationTarget || slot.pointee.fidelity != slot.pointee.fidelityTarget {
-            slot.pointee.duration = slot.pointee.durationTarget
-            slot.pointee.fidelity = slot.pointee.fidelityTarget
-            slot.pointee.requantize(table: presets)
-            slot.pointee.updateStep(sampleRate: sampleRate)
-        }
-        partRatio[p] = currentRatio(part: p)
-        part.pointee.aimPan()
-        part.pointee.panFromLeft = part.pointee.panLeft; part.pointee.panFromRight = part.pointee.panRight
-    }
-
-    /// The part's pitch ratio: bend, plus vibrato at its current LFO phase.
-    func currentRatio(part p: Int) -> Double {
-        let part = parts[p]
-        var semitones = part.bendValue / 8192 * part.bendRange
-        if part.vibratoDepth > 0 { semitones += part.vibratoDepth * Double(fastSin2Pi(Float(part.vibratoPhase))) }
-        return _exp2(semitones / 12)
-    }
-
-    /// A voice whose release has ended: free it, or start the note that stole it.
-    func finish(_ v: UnsafeMutablePointer<Voice>) {
-        let pending = v.pointee.pendingPart
-        if pending >= 0 {
-            start(v, part: pending, note: v.pointee.pendingNote, velocity: v.pointee.pendingVelocity, retrigger: false)
-        } else {
-            parts[v.pointee.part].activeVoices -= 1
-            slotUsers[v.pointee.slot] -= 1
-            v.pointee.stage = .idle
-        }
     }
 }

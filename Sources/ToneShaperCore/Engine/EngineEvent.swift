@@ -34,6 +34,10 @@ public struct EngineConfiguration: Sendable {
     public var programPresets: [Int: Int] = [:]
     /// How long a stolen voice takes to fade before its new note starts (no click).
     public var stealFadeSeconds: Double = 0.002
+    /// Points a shape swapped in while playing may have (`Engine.replaceShape`; the editor asks for
+    /// `Shape.maximumPoints`): the slots' curves are allocated for the larger of this and the
+    /// library's largest shape.
+    public var pointCapacity: Int = 0
     /// Ramp time for amplitude, and glide time for duration/fidelity changes.
     public var parameterRampSeconds: Double = 0.02
 

@@ -5,6 +5,9 @@
 struct ShapeSlot {
     var preset = -1
     var curve: FrequencyCurve
+    /// Counts rebuilds of `curve`: a voice that saw another generation re-reads its frequency (a
+    /// fidelity change or an edited shape swapped in), so it never carries a stale slope.
+    var generation = 0
     /// Scratch for quantised points (x, y) while rebuilding the curve.
     let xs: UnsafeMutablePointer<Double>
     let ys: UnsafeMutablePointer<Double>
@@ -41,7 +44,7 @@ struct ShapeSlot {
     /// The article's userIFCurve at the current fidelity, rebuilt in place.
     mutating func requantize(table: PresetTable) {
         let info = table.info[preset]
-        let t = table.times + info.offset, f = table.frequencies + info.offset
+        let t = info.times, f = info.frequencies
         let n = Int(fidelity.rounded())
         let t0 = t[0], t1 = t[info.count - 1]
         for i in 0..<info.count {
@@ -49,6 +52,7 @@ struct ShapeSlot {
             ys[i] = f[i]
         }
         curve.build(xs: xs, ys: ys, count: info.count)
+        generation &+= 1
     }
 
     /// du = lastX/(S − 1) with S = ⌊duration·rate⌋ samples per pass, as in the article.
@@ -79,10 +83,14 @@ struct ShapeSlot {
     }
 }
 
-/// Every preset's points and settings, flattened into storage allocated once.
+/// Every preset's points and settings, in storage allocated before rendering starts.
+///
+/// Each entry points at its own times and frequencies, so an edited shape can be swapped in on the
+/// audio thread by copying one `Info` (see `ShapeData` and `Engine.replaceShape`).
 struct PresetTable {
     struct Info {
-        var offset: Int
+        var times: UnsafeMutablePointer<Double>
+        var frequencies: UnsafeMutablePointer<Double>
         var count: Int
         var duration: Double
         var fidelity: Int
@@ -97,25 +105,12 @@ struct PresetTable {
         var attack: Double
         var release: Double
         var program: Int
-    }
-    let info: UnsafeMutablePointer<Info>
-    let count: Int
-    let times: UnsafeMutablePointer<Double>
-    let frequencies: UnsafeMutablePointer<Double>
-    let maxPoints: Int
 
-    init(_ shapes: [Shape]) {
-        count = shapes.count
-        let total = shapes.reduce(0) { $0 + $1.points.count }
-        maxPoints = shapes.map(\.points.count).max() ?? 2
-        info = .allocate(capacity: max(1, count))
-        times = .allocate(capacity: max(1, total))
-        frequencies = .allocate(capacity: max(1, total))
-        var offset = 0
-        for (i, s) in shapes.enumerated() {
+        /// The settings of `shape`, its points at `times`/`frequencies` (filled here).
+        init(_ s: Shape, times: UnsafeMutablePointer<Double>, frequencies: UnsafeMutablePointer<Double>) {
             for (j, p) in s.points.enumerated() {
-                times[offset + j] = p.time
-                frequencies[offset + j] = p.frequency
+                times[j] = p.time
+                frequencies[j] = p.frequency
             }
             var kind: UInt8 = 0, rate = 0.0
             switch s.envelope {
@@ -123,11 +118,33 @@ struct PresetTable {
             case .linearDecay: kind = 1
             case .exponentialDecay(let r): kind = 2; rate = r
             }
-            (info + i).initialize(to: Info(
-                offset: offset, count: s.points.count, duration: s.duration, fidelity: s.fidelity, wave: s.wave,
-                terms: s.fourierTerms, rootNote: s.rootNote, amplitude: s.amplitude, envelopeKind: kind,
-                envelopeRate: rate, echoDelay: s.echo.delay, echoVolume: s.echo.volume, attack: s.attack,
-                release: s.release, program: s.program))
+            self.times = times; self.frequencies = frequencies; count = s.points.count
+            duration = s.duration; fidelity = s.fidelity; wave = s.wave; terms = s.fourierTerms
+            rootNote = s.rootNote; amplitude = s.amplitude; envelopeKind = kind; envelopeRate = rate
+            echoDelay = s.echo.delay; echoVolume = s.echo.volume; attack = s.attack; release = s.release
+            program = s.program
+        }
+    }
+    let info: UnsafeMutablePointer<Info>
+    let count: Int
+    /// Entries below this answer to program changes; the rest (shapes named by file on the command
+    /// line) are reached only by index, so their program numbers cannot clash with the library's.
+    let listedCount: Int
+    let times: UnsafeMutablePointer<Double>
+    let frequencies: UnsafeMutablePointer<Double>
+    let maxPoints: Int
+
+    init(_ shapes: [Shape], listedCount: Int? = nil) {
+        count = shapes.count
+        self.listedCount = min(listedCount ?? shapes.count, shapes.count)
+        let total = shapes.reduce(0) { $0 + $1.points.count }
+        maxPoints = shapes.map(\.points.count).max() ?? 2
+        info = .allocate(capacity: max(1, count))
+        times = .allocate(capacity: max(1, total))
+        frequencies = .allocate(capacity: max(1, total))
+        var offset = 0
+        for (i, s) in shapes.enumerated() {
+            (info + i).initialize(to: Info(s, times: times + offset, frequencies: frequencies + offset))
             offset += s.points.count
         }
     }
@@ -136,7 +153,29 @@ struct PresetTable {
 
     /// Library index of the preset with this program number (linear: 128 entries at most, no allocation).
     func index(program: Int) -> Int? {
-        for i in 0..<count where info[i].program == program { return i }
+        for i in 0..<listedCount where info[i].program == program { return i }
         return nil
+    }
+}
+
+/// An edited shape flattened for the audio thread: built (allocated) and freed off it, handed over
+/// as one pointer through the lock-free path, installed by `Engine.replaceShape`.
+public struct ShapeData: @unchecked Sendable, BitwiseCopyable {
+    let info: UnsafeMutablePointer<PresetTable.Info>
+
+    /// Allocates; call it on the editor's thread, never the audio thread.
+    public init(_ shape: Shape) {
+        let n = max(1, shape.points.count)
+        info = .allocate(capacity: 1)
+        info.initialize(to: PresetTable.Info(shape, times: .allocate(capacity: n), frequencies: .allocate(capacity: n)))
+    }
+
+    public var pointCount: Int { info.pointee.count }
+
+    /// Frees what `init` allocated; call it on the editor's thread once the engine gave it back.
+    public func deallocate() {
+        info.pointee.times.deallocate()
+        info.pointee.frequencies.deallocate()
+        info.deallocate()
     }
 }

@@ -36,6 +36,8 @@ struct Voice {
     /// The curve's extent when `u` was last set: a fidelity change rescales u by the new extent,
     /// so the note keeps its place in the shape.
     var curveLastX: Double = 1
+    /// The slot's `generation` the voice last read its frequency from.
+    var curveGeneration = 0
     var segment = 0
     var envelope: Double = 1
     /// The envelope as applied: follows `envelope` within ~1 ms, so the jump back to full level
@@ -103,11 +105,13 @@ extension Voice {
         // Knob changes land at control ticks, so re-anchoring here happens at the same frame
         // however the caller cuts blocks.
         if du != step { anchor(at: u, step: du) }  // duration glided: count on in the new step
-        if curve.lastX != curveLastX {
-            // A fidelity change rebuilt the curve: keep the place in the shape, re-read the frequency.
+        if s.pointee.generation != curveGeneration {
+            // A fidelity change or an edited shape rebuilt the curve: keep the place in the shape,
+            // re-read the frequency (the phase carries on, so the change does not click).
             u *= curve.lastX / curveLastX
             anchor(at: u, step: du)
             curveLastX = curve.lastX
+            curveGeneration = s.pointee.generation
             frequency = curve.value(at: min(u, curve.lastX)) * ratio
             frequencyRatio = ratio
         }

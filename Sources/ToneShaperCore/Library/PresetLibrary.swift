@@ -1,10 +1,13 @@
 import Foundation
 
-/// The built-in shape library: every `*.json` in a presets folder, ordered by program number.
+/// The shapes an engine can play: the library's, ordered by program number, then any shapes
+/// given by file (reached by index only, so their program numbers never clash with the library's).
 public struct PresetLibrary: Sendable {
     public private(set) var shapes: [Shape]
+    /// `shapes[..<listedCount]` answer to program changes; the rest were named by file.
+    public let listedCount: Int
 
-    public init(shapes: [Shape]) throws(ShapeError) {
+    public init(shapes: [Shape], unlisted: [Shape] = []) throws(ShapeError) {
         var seen: [Int: String] = [:]
         for s in shapes {
             if let other = seen[s.program] {
@@ -13,7 +16,8 @@ public struct PresetLibrary: Sendable {
             }
             seen[s.program] = s.name
         }
-        self.shapes = shapes.sorted { $0.program < $1.program }
+        self.shapes = shapes.sorted { $0.program < $1.program } + unlisted
+        listedCount = shapes.count
     }
 
     /// Loads every `.json` file in `directory`; the first bad file stops loading with its error.
@@ -34,8 +38,8 @@ public struct PresetLibrary: Sendable {
         return try PresetLibrary(shapes: shapes)
     }
 
-    public func shape(named name: String) -> Shape? { shapes.first { $0.name == name } }
-    public func shape(program: Int) -> Shape? { shapes.first { $0.program == program } }
-    public func index(named name: String) -> Int? { shapes.firstIndex { $0.name == name } }
-    public func index(program: Int) -> Int? { shapes.firstIndex { $0.program == program } }
+    public func shape(named name: String) -> Shape? { index(named: name).map { shapes[$0] } }
+    public func shape(program: Int) -> Shape? { index(program: program).map { shapes[$0] } }
+    public func index(named name: String) -> Int? { shapes[..<listedCount].firstIndex { $0.name == name } }
+    public func index(program: Int) -> Int? { shapes[..<listedCount].firstIndex { $0.program == program } }
 }

@@ -55,6 +55,17 @@ public struct OfflineRenderer {
 
 /// The article's ToneWriter: a shape played at one note for N cycles of its duration.
 public enum ShapeExport {
+    /// An engine that plays only `shape`, on every channel: what render-shape, plots and the
+    /// editor's previews render through.
+    public static func engine(for shape: Shape, sampleRate: Double, voices: Int = 1, masterGain: Double? = nil,
+                              pointCapacity: Int = 0) throws(ShapeError) -> Engine {
+        var config = EngineConfiguration(sampleRate: sampleRate, voices: voices)
+        if let masterGain { config.masterGain = masterGain }
+        config.channelPresets = Array(repeating: 0, count: 16)
+        config.pointCapacity = pointCapacity
+        return Engine(library: try PresetLibrary(shapes: [shape]), configuration: config)
+    }
+
     /// The events and length for `cycles` passes of the shape held on `note`, plus its release.
     public static func performance(of shape: Shape, cycles: Int, note: UInt8, velocity: UInt8 = 127,
                                    sampleRate: Double) -> (messages: [TimedMIDIMessage], frames: Int) {

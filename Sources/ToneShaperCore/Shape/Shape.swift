@@ -41,6 +41,9 @@ public struct Shape: Equatable, Sendable {
     public static let maximumFidelity = 1_000_000
     public static let maximumFourierTerms = 512
     public static let maximumEchoDelay = 2.0
+    /// Points a shape may have: far more than a drawn curve needs (the editor's sketches reduce to
+    /// tens), and the bound the editor's engine preallocates its curves for.
+    public static let maximumPoints = 4096
 
     public init(name: String, description: String = "", program: Int = 0, points: [Point], duration: Double,
                 minFrequency: Double, maxFrequency: Double, wave: WaveType = .sine, amplitude: Double = 0.5,
@@ -74,6 +77,9 @@ public struct Shape: Equatable, Sendable {
             throw fail("maxFrequency", "\(maxFrequency)", "must be ≥ minFrequency (\(minFrequency))")
         }
         guard points.count >= 2 else { throw fail("points", "\(points.count) point(s)", "a shape needs at least 2 points") }
+        guard points.count <= Shape.maximumPoints else {
+            throw fail("points", "\(points.count) points", "a shape has at most \(Shape.maximumPoints) points")
+        }
         for (i, p) in points.enumerated() {
             guard p.time.isFinite, p.time >= 0, p.time <= duration + 1e-9 else {
                 throw fail("points[\(i)].time", "\(p.time)", "must lie in [0, duration = \(duration)]")

@@ -1,0 +1,153 @@
+/// The voice pool: starting, stealing, releasing and freeing voices.
+extension Engine {
+    /// Velocity to gain: square law, so velocity 64 is about −6 dB and 32 about −12 dB.
+    @inline(__always) static func velocityGain(_ velocity: UInt8) -> Double {
+        let v = Double(min(velocity, 127)) / 127
+        return v * v
+    }
+
+    func noteOn(part p: Int, note: UInt8, velocity: UInt8) {
+        // Same key again on this channel: retrigger that voice (phase continues, no click).
+        for i in 0..<voiceCount where voices[i].stage != .idle && voices[i].part == p && voices[i].note == note
+            && voices[i].pendingPart < 0 {
+            start(voices + i, part: p, note: note, velocity: velocity, retrigger: true)
+            return
+        }
+        for i in 0..<voiceCount where voices[i].stage == .idle {
+            start(voices + i, part: p, note: note, velocity: velocity, retrigger: false)
+            return
+        }
+        // Pool full: steal the oldest released voice, else the oldest held one; it fades in 2 ms first.
+        var victim = -1
+        for i in 0..<voiceCount where voices[i].stage == .releasing && voices[i].pendingPart < 0 {
+            if victim < 0 || voices[i].releaseOrder < voices[victim].releaseOrder { victim = i }
+        }
+        if victim < 0 {
+            for i in 0..<voiceCount where voices[i].pendingPart < 0 {
+                if victim < 0 || voices[i].startOrder < voices[victim].startOrder { victim = i }
+            }
+        }
+        guard victim >= 0 else { return }  // every voice already has a note queued: drop this one
+        let v = voices + victim
+        stolenVoices += 1
+        v.pointee.pendingPart = p
+        v.pointee.pendingNote = note
+        v.pointee.pendingVelocity = velocity
+        if v.pointee.stage == .playing { order += 1; v.pointee.releaseOrder = order }
+        v.pointee.stage = .releasing
+        v.pointee.keyDown = false
+        v.pointee.sustained = false
+        // A release already closer to silence than the steal fade keeps its shorter ramp.
+        let releasingFaster = v.pointee.gainTarget == 0 && v.pointee.rampLeft > 0 && v.pointee.rampLeft < stealFadeSamples
+        if !releasingFaster { v.pointee.ramp(to: 0, samples: stealFadeSamples) }
+    }
+
+    func noteOff(part p: Int, note: UInt8) {
+        for i in 0..<voiceCount where voices[i].part == p {
+            let v = voices + i
+            if v.pointee.pendingPart == p && v.pointee.pendingNote == note { v.pointee.pendingPart = -1 }
+            if v.pointee.stage == .playing && v.pointee.note == note && v.pointee.keyDown {
+                if parts[p].sustain {
+                    v.pointee.keyDown = false
+                    v.pointee.sustained = true
+                } else {
+                    release(v)
+                }
+            }
+        }
+    }
+
+    func release(_ v: UnsafeMutablePointer<Voice>) {
+        order += 1
+        v.pointee.stage = .releasing
+        v.pointee.keyDown = false
+        v.pointee.sustained = false
+        v.pointee.releaseOrder = order
+        v.pointee.ramp(to: 0, samples: max(32, Int(parts[v.pointee.part].release * sampleRate)))
+    }
+
+    func start(_ v: UnsafeMutablePointer<Voice>, part p: Int, note: UInt8, velocity: UInt8, retrigger: Bool) {
+        let part = parts + p
+        wake(p)
+        let slotIndex = part.pointee.currentSlot
+        let info = presets.info[slots[slotIndex].preset]
+        if v.pointee.stage != .idle { slotUsers[v.pointee.slot] -= 1 }
+        slotUsers[slotIndex] += 1
+        if v.pointee.stage == .idle { part.pointee.activeVoices += 1 }
+        else if v.pointee.part != p {
+            parts[v.pointee.part].activeVoices -= 1
+            part.pointee.activeVoices += 1
+        }
+        order += 1
+        v.pointee.stage = .playing
+        v.pointee.part = p
+        v.pointee.slot = slotIndex
+        v.pointee.note = note
+        v.pointee.keyDown = true
+        v.pointee.sustained = false
+        v.pointee.startOrder = order
+        v.pointee.pendingPart = -1
+        v.pointee.wave = part.pointee.wave
+        v.pointee.terms = part.pointee.terms
+        v.pointee.envelopeKind = info.envelopeKind
+        v.pointee.envelopeDecay = _exp(-info.envelopeRate / sampleRate)
+        v.pointee.noteRatio = _exp2((Double(note) - Double(info.rootNote)) / 12)
+        v.pointee.anchor(at: 0, step: slots[slotIndex].du)
+        v.pointee.curveLastX = slots[slotIndex].curve.lastX
+        v.pointee.curveGeneration = slots[slotIndex].generation
+        v.pointee.segment = 0
+        v.pointee.envelope = 1
+        v.pointee.smoothedEnvelope = 1
+        v.pointee.envelopeSmoothing = 1 - _exp(-1 / (0.001 * sampleRate))
+        v.pointee.frequencyRatio = v.pointee.noteRatio * currentRatio(part: p)
+        v.pointee.frequency = slots[slotIndex].curve.value(at: 0) * v.pointee.frequencyRatio
+        if !retrigger {
+            v.pointee.phase = 0
+            v.pointee.gain = 0
+            v.pointee.noise = UInt32(truncatingIfNeeded: order &* 0x9E37_79B9_7F4A_7C15 >> 32) | 1
+        }
+        let scaled = Float(v.pointee.frequency * Double(BandLimitedTables.maxHarmonics) * nyquistReciprocal)
+        (v.pointee.blendLevel, v.pointee.blendWeight) = BandLimitedTables.blend(scaledFrequency: scaled * 1.01)
+        let attackSamples = max(32, Int(part.pointee.attack * sampleRate))
+        v.pointee.ramp(to: Engine.velocityGain(velocity), samples: attackSamples)
+    }
+
+    /// A silent part starting to sound: nothing to glide from, so its controls take their
+    /// targets at once and its pan starts where it is.
+    func wake(_ p: Int) {
+        let part = parts + p
+        guard !part.pointee.audible else { return }
+        part.pointee.audible = true
+        part.pointee.quietFrames = 0
+        let slot = slots + part.pointee.currentSlot
+        if slot.pointee.duration != slot.pointee.durationTarget || slot.pointee.fidelity != slot.pointee.fidelityTarget {
+            slot.pointee.duration = slot.pointee.durationTarget
+            slot.pointee.fidelity = slot.pointee.fidelityTarget
+            slot.pointee.requantize(table: presets)
+            slot.pointee.updateStep(sampleRate: sampleRate)
+        }
+        partRatio[p] = currentRatio(part: p)
+        part.pointee.aimPan()
+        part.pointee.panFromLeft = part.pointee.panLeft; part.pointee.panFromRight = part.pointee.panRight
+    }
+
+    /// The part's pitch ratio: bend, plus vibrato at its current LFO phase.
+    func currentRatio(part p: Int) -> Double {
+        let part = parts[p]
+        var semitones = part.bendValue / 8192 * part.bendRange
+        if part.vibratoDepth > 0 { semitones += part.vibratoDepth * Double(fastSin2Pi(Float(part.vibratoPhase))) }
+        return _exp2(semitones / 12)
+    }
+
+    /// A voice whose release has ended: free it, or start the note that stole it.
+    func finish(_ v: UnsafeMutablePointer<Voice>) {
+        let pending = v.pointee.pendingPart
+        if pending >= 0 {
+            start(v, part: pending, note: v.pointee.pendingNote, velocity: v.pointee.pendingVelocity, retrigger: false)
+        } else {
+            parts[v.pointee.part].activeVoices -= 1
+            slotUsers[v.pointee.slot] -= 1
+            v.pointee.stage = .idle
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Synchronization
+import ToneShaperCore
+import ToneShaperEditor
+import ToneShaperLibrary
+import ToneShaperLive
+
+struct EditCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "edit",
+        abstract: "Draw your own tone shapes: a local editor page with continuous play.",
+        discussion: """
+            Starts the shape editor on 127.0.0.1 (this machine only), prints its address and opens \
+            it in your browser when there is a display. Draw the frequency curve with points or a \
+            sketch, hear it while you edit (Play streams it to the page), save it to your library \
+            ($XDG_DATA_HOME/toneshaper/presets, default ~/.local/share/toneshaper/presets), where \
+            `render`, `play` and the rest find it by name.
+
+            With --device or --connect (the same options as `play`) the shape being edited is also \
+            an ALSA instrument: play it from a MIDI keyboard and hear every edit at once. \
+            Ctrl-C stops.
+            """)
+
+    @Argument(help: "Shape to start from: a name or program (see `toneshaper presets`), or a shape .json file.")
+    var shape: String?
+
+    @Option(name: .long, help: "Port on 127.0.0.1 to serve on (default: a free one).")
+    var port: Int = 0
+
+    @Flag(name: .customLong("no-open"), help: "Do not open the page in a browser.")
+    var noOpen = false
+
+    @OptionGroup(title: "Play the edited shape through ALSA (optional)")
+    var live: LiveDeviceOptions
+
+    @Option(name: .long, help: "Voices for the ALSA instrument.")
+    var voices: Int = 32
+
+    func validate() throws {
+        guard (0...65_535).contains(port) else { throw ValidationError("--port \(port) must be 0...65535") }
+        guard (1...4096).contains(voices) else { throw ValidationError("--voices \(voices) must be 1...4096") }
+    }
+
+    func run() throws {
+        var config = EditorServer.Configuration()
+        config.port = port
+        config.initialShape = shape
+        let server = try EditorServer(configuration: config)
+        for note in try ShapeLibrary.standard().notes { Console.error("toneshaper: note: \(note)") }
+
+        var player: LivePlayer?
+        if live.device != nil || !live.connect.isEmpty {
+            let sequencer = try live.openSequencer()
+            let pcm = try live.openPCM()
+            let engine = try ShapeExport.engine(for: server.startingShape, sampleRate: Double(pcm.sampleRate),
+                                                voices: voices, pointCapacity: Shape.maximumPoints)
+            let instrument = LivePlayer(engine: engine, pcm: pcm, source: .sequencer(sequencer),
+                                        channelFilter: live.channelFilter, ignoresProgramChanges: true, realtime: live.realtime)
+            try instrument.start()
+            if let warning = instrument.realtimeWarning { Console.error(warning) }
+            server.attach(instrument: instrument.session)
+            Console.out("\(live.inputDescription(sequencer)); \(LiveDeviceOptions.deviceDescription(pcm))")
+            player = instrument
+        }
+
+        let failure = Mutex<String?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let open = !noOpen
+        Task {
+            do {
+                try await server.run { port in
+                    let url = "http://127.0.0.1:\(port)/"
+                    Console.out("toneshaper edit: \(url) (editing \(server.startingShape.name); Ctrl-C stops)")
+                    if open { Self.openInBrowser(url) }
+                }
+            } catch {
+                failure.withLock { $0 = "\(error)" }
+            }
+            done.signal()
+        }
+        done.wait()
+        if let player {
+            let summary = player.stop()
+            Console.out("instrument stopped: \(summary.notesPlayed) notes played, \(summary.xruns) xruns")
+        }
+        if let message = failure.withLock({ $0 }) { throw CLIError("the editor stopped: \(message)") }
+    }
+
+    /// xdg-open, only when there is a display to open it on and the program exists.
+    static func openInBrowser(_ url: String) {
+        let environment = ProcessInfo.processInfo.environment
+        guard environment["DISPLAY"] != nil || environment["WAYLAND_DISPLAY"] != nil else { return }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["xdg-open", url]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch { Console.error("toneshaper: could not run xdg-open (\(error)); open \(url) yourself") }
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import ArgumentParser
+import ToneShaperALSA
+
+/// Where live sound goes and live notes come from, the same for `play` and `edit`: the ALSA PCM
+/// device and its period, and the sequencer sources to connect.
+struct LiveDeviceOptions: ParsableArguments {
+    @Option(name: .long, help: "ALSA PCM device (see `aplay -L`): default, hw:0, plughw:1,0, pipewire, ... (default: default)")
+    var device: String?
+
+    @Option(name: .long, help: "Sample rate in Hz asked of the device (it may choose a near one).")
+    var rate: Int = 48_000
+
+    @Option(name: .long, help: "Frames per period: the block rendered at a time.")
+    var period: Int = 128
+
+    @Option(name: .long, help: "Periods in the device buffer.")
+    var periods: Int = 3
+
+    @Option(name: .long, help: "Sequencer source to connect from: CLIENT:PORT or a client name (repeatable; see `aconnect -i`).")
+    var connect: [String] = []
+
+    @Option(name: .long, help: "Listen to this MIDI channel only (1-16).")
+    var channel: Int?
+
+    @Flag(inversion: .prefixedNo, help: "Ask for real-time (SCHED_FIFO) priority for the audio thread.")
+    var realtime: Bool = true
+
+    func validate() throws {
+        guard (8_000...192_000).contains(rate) else { throw ValidationError("--rate \(rate) is outside 8000...192000 Hz") }
+        guard (16...16_384).contains(period) else { throw ValidationError("--period \(period) must be 16...16384 frames") }
+        guard (2...64).contains(periods) else { throw ValidationError("--periods \(periods) must be 2...64") }
+        if let channel, !(1...16).contains(channel) { throw ValidationError("--channel \(channel) must be 1...16") }
+    }
+
+    var channelFilter: UInt8? { channel.map { UInt8($0 - 1) } }
+
+    /// The "ToneShaper" sequencer input, connected from every --connect source.
+    func openSequencer() throws -> SequencerInput {
+        let input = try SequencerInput(channelFilter: channelFilter)
+        for source in connect { try input.connect(from: source) }
+        return input
+    }
+
+    func openPCM() throws -> PCMOutput {
+        try PCMOutput(device: device ?? "default", sampleRate: rate, channels: 2, periodFrames: period, periods: periods)
+    }
+
+    /// "ToneShaper input 128:0 (connected from …)" for the start line.
+    func inputDescription(_ sequencer: SequencerInput) -> String {
+        let connected = connect.isEmpty ? "connect a keyboard with: aconnect KEYBOARD \(sequencer.clientID):\(sequencer.portID)"
+                                        : "connected from " + connect.joined(separator: ", ")
+        return "ToneShaper input \(sequencer.clientID):\(sequencer.portID) (\(connected))"
+    }
+
+    /// The device as negotiated, and the latency it gives.
+    static func deviceDescription(_ pcm: PCMOutput) -> String {
+        let latency = Double(pcm.bufferFrames) / Double(pcm.sampleRate) * 1000
+        let count = pcm.bufferFrames / max(1, pcm.periodFrames)
+        return "device \(pcm.device): \(pcm.sampleRate) Hz \(pcm.format.rawValue), period \(pcm.periodFrames) × \(count) frames, "
+            + "latency \(String(format: "%.1f", latency)) ms"
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+import ToneShaperCore
+
+/// Continuous play in the browser: the WebSocket stream is the engine's sound, paced to real
+/// time, and an edit is heard within the promised 100 ms, without a click.
+@Suite("The editor's live stream", .serialized)
+struct EditorLiveTests {
+    static func tone(_ f: Double, name: String = "live") -> [String: Any] {
+        let s = Shape(name: name, points: [.init(time: 0, frequency: f), .init(time: 1, frequency: f)], duration: 1,
+                      minFrequency: 20, maxFrequency: 2000, amplitude: 0.5, fidelity: 1000, attack: 0.005)
+        return (try? JSONSerialization.jsonObject(with: ShapeFile.encode(s))) as? [String: Any] ?? [:]
+    }
+
+    /// Collects audio until `samples` more have arrived; the text messages met on the way are returned too.
+    static func collect(_ socket: TestWebSocket, into audio: inout [Float], samples: Int) throws -> [[String: Any]] {
+        var texts: [[String: Any]] = []
+        let target = audio.count + samples
+        while audio.count < target {
+            switch try socket.receive() {
+            case .audio(let chunk): audio += chunk
+            case .text(let t): texts.append(t)
+            }
+        }
+        return texts
+    }
+
+    @Test("play streams the shape at its frequency, paced to real time; an edit lands within 100 ms with no click")
+    func editWhilePlaying() async throws {
+        let editor = try await RunningEditor()
+        defer { editor.stop() }
+        let socket = try TestWebSocket(port: editor.port)
+        guard case .text(let format) = try socket.receive() else { throw EditorTestError("no format message") }
+        #expect(format["type"] as? String == "format")
+        let rate = try #require(format["sampleRate"] as? Double)
+        let chunk = try #require(format["framesPerChunk"] as? Int)
+
+        try socket.send(["type": "shape", "seq": 1, "shape": Self.tone(330)])
+        try socket.send(["type": "note", "note": 69])
+        let started = ContinuousClock.now
+        try socket.send(["type": "play", "on": true])
+        var audio: [Float] = []
+        var texts = try Self.collect(socket, into: &audio, samples: Int(0.5 * rate))
+        let elapsed = ContinuousClock.now - started
+        #expect(texts.contains { $0["type"] as? String == "applied" && $0["seq"] as? Int == 1 })
+        // Real-time pacing: half a second of sound cannot arrive much sooner than half a second
+        // (the server renders a few chunks ahead, no more).
+        #expect(elapsed >= .seconds(0.5 - Double(4 * chunk) / rate), "\(elapsed)")
+        let before = try #require(Measure.frequency(audio, rate: rate, in: (audio.count - 9_600)..<audio.count))
+        #expect(abs(before - 330) < 0.5, "\(before) Hz")
+
+        // The edit: what has arrived so far was rendered before it; the new frequency must start
+        // within 100 ms of stream time after that point.
+        let edgeAtEdit = audio.count
+        try socket.send(["type": "shape", "seq": 2, "shape": Self.tone(495)])
+        texts = try Self.collect(socket, into: &audio, samples: Int(0.4 * rate))
+        #expect(texts.contains { $0["type"] as? String == "applied" && $0["seq"] as? Int == 2 })
+        let onset = try #require(Measure.onset(of: 495, audio, rate: rate, in: edgeAtEdit..<audio.count))
+        #expect(Double(onset - edgeAtEdit) / rate < 0.1, "heard \(Double(onset - edgeAtEdit) / rate) s after the edit")
+        let after = try #require(Measure.frequency(audio, rate: rate, in: (audio.count - 9_600)..<audio.count))
+        #expect(abs(after - 495) < 0.5)
+        // No click: no step between samples larger than the 495 Hz sine's own steepest.
+        var steepest: Float = 0, largest: Float = 0
+        for i in (audio.count - 9_600)..<audio.count { steepest = max(steepest, abs(audio[i] - audio[i - 1])) }
+        for i in (edgeAtEdit + 1)..<(edgeAtEdit + Int(0.15 * rate)) { largest = max(largest, abs(audio[i] - audio[i - 1])) }
+        #expect(largest <= steepest * 1.05, "step \(largest) around the edit, \(steepest) steady")
+    }
+
+    @Test("an invalid edit over the socket gets the loader's line and leaves the sound as it was")
+    func invalidEditOverTheSocket() async throws {
+        let editor = try await RunningEditor()
+        defer { editor.stop() }
+        let socket = try TestWebSocket(port: editor.port)
+        _ = try socket.receive()
+        try socket.send(["type": "shape", "seq": 1, "shape": Self.tone(300)])
+        try socket.send(["type": "play", "on": true])
+        var audio: [Float] = []
+        _ = try Self.collect(socket, into: &audio, samples: 9_600)
+        var bad = Self.tone(300)
+        bad["duration"] = -2
+        try socket.send(["type": "shape", "seq": 7, "shape": bad])
+        let texts = try Self.collect(socket, into: &audio, samples: 14_400)
+        let error = try #require(texts.first { $0["type"] as? String == "error" })
+        #expect(error["seq"] as? Int == 7)
+        #expect(error["error"] as? String == "field 'duration' = -2.0: must be > 0")
+        #expect(error["field"] as? String == "duration")
+        let f = try #require(Measure.frequency(audio, rate: 48_000, in: (audio.count - 9_600)..<audio.count))
+        #expect(abs(f - 300) < 0.5)
+        try socket.send(["type": "nonsense"])
+        let reply = try Self.collect(socket, into: &audio, samples: 1_024)
+        #expect(reply.contains { ($0["error"] as? String)?.contains("unknown message type 'nonsense'") == true })
+    }
+}

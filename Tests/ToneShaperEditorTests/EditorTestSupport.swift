@@ -1,0 +1,188 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import ToneShaperCore
+import ToneShaperEditor
+import ToneShaperLibrary
+
+/// An editor server running in this process on a free port, with its own user library.
+final class RunningEditor: @unchecked Sendable {
+    let port: Int
+    let userLibrary: UserLibrary
+    let root: URL
+    private let task: Task<Void, any Error>
+
+    static var repository: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    init(initialShape: String? = nil) async throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("toneshaper-editor-\(UUID().uuidString)")
+        userLibrary = UserLibrary(directory: root.appendingPathComponent("presets").path)
+        var config = EditorServer.Configuration()
+        config.builtInPresets = Self.repository.appendingPathComponent("Presets").path
+        config.userLibrary = userLibrary
+        config.pageFolder = Self.repository.appendingPathComponent("Sources/ToneShaperEditor/Page").path
+        config.initialShape = initialShape
+        let server = try EditorServer(configuration: config)
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        task = Task { try await server.run { continuation.yield($0) } }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else { throw EditorTestError("the server did not start") }
+        self.port = port
+    }
+
+    func stop() {
+        task.cancel()
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
+
+    /// One request; the status and the body.
+    func request(_ method: String, _ path: String, body: Data? = nil) async throws -> (status: Int, body: Data) {
+        var request = URLRequest(url: url(path))
+        request.httpMethod = method
+        request.httpBody = body
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+
+    func json(_ method: String, _ path: String, body: Data? = nil) async throws -> (status: Int, object: [String: Any]) {
+        let (status, data) = try await request(method, path, body: body)
+        return (status, (try JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:])
+    }
+}
+
+struct EditorTestError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A WebSocket client over a plain socket (RFC 6455, just what the tests need: a text frame out,
+/// masked; text and binary frames in). Blocking reads with a timeout, so a test cannot hang.
+final class TestWebSocket {
+    private let fd: Int32
+
+    init(port: Int, path: String = "/api/live") throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw EditorTestError("socket failed") }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { close(fd); throw EditorTestError("connect failed") }
+        let handshake = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        try write(Array(handshake.utf8))
+        var head: [UInt8] = []
+        while !head.ends(with: [13, 10, 13, 10]) { head += try read(1) }
+        guard String(decoding: head, as: UTF8.self).hasPrefix("HTTP/1.1 101") else {
+            throw EditorTestError("no upgrade: \(String(decoding: head, as: UTF8.self))")
+        }
+    }
+
+    deinit { close(fd) }
+
+    private func write(_ bytes: [UInt8]) throws {
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, 0) }
+            guard n > 0 else { throw EditorTestError("send failed") }
+            sent += n
+        }
+    }
+
+    private func read(_ count: Int) throws -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: count)
+        var got = 0
+        while got < count {
+            let n = out[got...].withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard n > 0 else { throw EditorTestError("the socket closed or timed out") }
+            got += n
+        }
+        return out
+    }
+
+    func send(_ object: [String: Any]) throws {
+        let payload = [UInt8](try JSONSerialization.data(withJSONObject: object))
+        var frame: [UInt8] = [0x81]
+        if payload.count < 126 {
+            frame.append(0x80 | UInt8(payload.count))
+        } else if payload.count < 65_536 {
+            frame += [0x80 | 126, UInt8(payload.count >> 8), UInt8(payload.count & 255)]
+        } else {
+            frame.append(0x80 | 127)
+            for shift in stride(from: 56, through: 0, by: -8) { frame.append(UInt8((payload.count >> shift) & 255)) }
+        }
+        let mask: [UInt8] = [0x12, 0x34, 0x56, 0x78]
+        frame += mask
+        frame += payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
+        try write(frame)
+    }
+
+    enum Message { case text([String: Any]), audio([Float]) }
+
+    func receive() throws -> Message {
+        while true {
+            let head = try read(2)
+            let opcode = head[0] & 0x0F
+            var length = Int(head[1] & 0x7F)
+            if length == 126 { let b = try read(2); length = Int(b[0]) << 8 | Int(b[1]) }
+            if length == 127 { length = try read(8).reduce(0) { $0 << 8 | Int($1) } }
+            let payload = try read(length)
+            switch opcode {
+            case 1: return .text((try JSONSerialization.jsonObject(with: Data(payload))) as? [String: Any] ?? [:])
+            case 2:
+                return .audio(stride(from: 0, to: payload.count, by: 4).map { i in
+                    Float(bitPattern: UInt32(payload[i]) | UInt32(payload[i + 1]) << 8 | UInt32(payload[i + 2]) << 16 | UInt32(payload[i + 3]) << 24)
+                })
+            case 8: throw EditorTestError("the server closed the socket")
+            default: continue  // ping/pong
+            }
+        }
+    }
+}
+
+extension Array where Element == UInt8 {
+    func ends(with suffix: [UInt8]) -> Bool { count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix }
+}
+
+/// Measurements on received audio, independent of the engine.
+enum Measure {
+    /// Mean frequency from rising zero crossings (interpolated) over `range`.
+    static func frequency(_ x: [Float], rate: Double, in range: Range<Int>) -> Double? {
+        var crossings: [Double] = []
+        for i in (range.lowerBound + 1)..<range.upperBound where x[i - 1] < 0 && x[i] >= 0 {
+            crossings.append(Double(i - 1) + Double(x[i - 1] / (x[i - 1] - x[i])))
+        }
+        guard crossings.count >= 3 else { return nil }
+        return Double(crossings.count - 1) / (crossings.last! - crossings.first!) * rate
+    }
+
+    /// The first sample from which every period until `range.upperBound` is near `frequency`.
+    static func onset(of frequency: Double, _ x: [Float], rate: Double, in range: Range<Int>) -> Int? {
+        var crossings: [Double] = []
+        for i in (range.lowerBound + 1)..<range.upperBound where x[i - 1] < 0 && x[i] >= 0 {
+            crossings.append(Double(i - 1) + Double(x[i - 1] / (x[i - 1] - x[i])))
+        }
+        var start: Int?
+        for k in 1..<crossings.count {
+            let f = rate / (crossings[k] - crossings[k - 1])
+            if abs(f - frequency) < frequency * 0.02 { if start == nil { start = Int(crossings[k - 1]) } } else { start = nil }
+        }
+        return start
+    }
+
+    static func shapeData(_ frequencies: [Double], duration: Double = 1, name: String = "test-shape") throws -> Data {
+        let points = frequencies.enumerated().map { Shape.Point(time: Double($0.offset) / Double(max(1, frequencies.count - 1)) * duration, frequency: $0.element) }
+        let s = Shape(name: name, points: points, duration: duration, minFrequency: 20, maxFrequency: 2000, amplitude: 0.5, fidelity: 1000)
+        return try ShapeFile.encode(s)
+    }
+}
