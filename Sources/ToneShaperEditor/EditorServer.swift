@@ -41,7 +41,12 @@ public final class EditorServer: Sendable {
         self.configuration = configuration
         pageFolder = try configuration.pageFolder ?? EditorPage.folder()
         var library = try Self.library(configuration)
-        initial = try configuration.initialShape.map { library.entries[try library.resolve($0)].shape }
+        if let spec = configuration.initialShape {
+            let index = try library.resolve(spec)  // may add the file: index only after it returns
+            initial = library.entries[index].shape
+        } else {
+            initial = nil
+        }
         startingShape = initial ?? library.entries[0].shape
         instrument = Mutex(nil)
     }

@@ -21,6 +21,7 @@ enum Resources {
     /// One shape: a library name, a program number, or a shape file.
     static func shape(_ spec: String) throws -> Shape {
         var library = try shapeLibrary()
-        return library.entries[try library.resolve(spec)].shape
+        let index = try library.resolve(spec)  // may add the file: index only after it returns
+        return library.entries[index].shape
     }
 }

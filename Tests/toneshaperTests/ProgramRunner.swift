@@ -76,6 +76,13 @@ struct ProgramRunner {
         /// Waits until the program printed its first line on stdout (or closed it).
         func waitForFirstLine() { firstLine.wait() }
 
+        /// What the program has printed on stdout so far.
+        var stdoutSoFar: String {
+            lock.lock()
+            defer { lock.unlock() }
+            return String(decoding: outData, as: UTF8.self)
+        }
+
         func finish() -> Result {
             process.waitUntilExit()
             outDone.wait()
@@ -112,7 +119,13 @@ struct Workspace {
 
     func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
 
-    var alsaEnvironment: [String: String] { ["ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:" + path("capture.conf")] }
+    /// The capture device, and a user library of the workspace's own (never the user's real one).
+    var alsaEnvironment: [String: String] {
+        ["ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:" + path("capture.conf"), "XDG_DATA_HOME": path("data")]
+    }
+
+    /// The workspace's user library, where `edit` saves and every command looks.
+    var userPresets: String { path("data/toneshaper/presets") }
 
     func run(_ arguments: [String], stdin: String? = nil) throws -> ProgramRunner.Result {
         try ProgramRunner.run(arguments, environment: alsaEnvironment, stdin: stdin, in: folder)

@@ -1,0 +1,100 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import ToneShaperAudioFile
+
+/// Your own shapes everywhere, and the editor as a program: run as a user would.
+@Suite("Your own shapes, run as programs")
+struct ShapeLibraryEndToEndTests {
+    /// A shape file named like the built-in `siren` but flat at `frequency` Hz.
+    static func flatSiren(_ frequency: Double, program: Int = 1) -> String {
+        """
+        {"name": "siren", "program": \(program), "duration": 1, "minFrequency": 20, "maxFrequency": 2000,
+         "points": [[0, \(frequency)], [1, \(frequency)]], "wave": "sine", "amplitude": 0.5}
+        """
+    }
+
+    static func frequency(_ path: String) throws -> Double {
+        let audio = try AudioFileReader.read(path: path)
+        let left = stride(from: 0, to: audio.samples.count, by: audio.channels).map { audio.samples[$0] }
+        var crossings: [Double] = []
+        for i in 4_801..<min(left.count, 33_600) where left[i - 1] < 0 && left[i] >= 0 {
+            crossings.append(Double(i - 1) + Double(left[i - 1] / (left[i - 1] - left[i])))
+        }
+        return Double(crossings.count - 1) / (crossings.last! - crossings.first!) * Double(audio.sampleRate)
+    }
+
+    @Test("--preset FILE.json plays the file itself, even when a built-in has its name; so do --presets and render-shape")
+    func fileNamedLikeABuiltIn() throws {
+        let work = try Workspace()
+        defer { work.remove() }
+        try Self.flatSiren(333).write(toFile: work.path("siren.json"), atomically: true, encoding: .utf8)
+        try "0 on 69 127\n0.8 off 69\n".write(toFile: work.path("a.txt"), atomically: true, encoding: .utf8)
+        let file = try work.run(["render-shape", "siren.json", "-o", "file.wav"])
+        #expect(file.status == 0, "\(file.stderr)")
+        #expect(abs(try Self.frequency(work.path("file.wav")) - 333) < 0.5)
+        let played = try work.run(["play", "--midi-in", "-", "--device", "capture", "--no-realtime", "--tail", "0.2",
+                                   "--preset", "./siren.json", "--record", "played.wav"], stdin: "0 on 69 127\n0.8 off 69\n")
+        #expect(played.status == 0, "\(played.stderr)")
+        #expect(abs(try Self.frequency(work.path("played.wav")) - 333) < 0.5)
+        let presets = try work.run(["play", "--midi-in", "-", "--device", "capture", "--no-realtime", "--tail", "0.2",
+                                    "--presets", "1=\(work.path("siren.json"))", "--record", "presets.wav"], stdin: "0 on 69 127\n0.8 off 69\n")
+        #expect(presets.status == 0, "\(presets.stderr)")
+        #expect(abs(try Self.frequency(work.path("presets.wav")) - 333) < 0.5)
+        let missing = try work.run(["render-shape", "nowhere.json", "-o", "x.wav"])
+        #expect(missing.status != 0)
+        #expect(missing.stderr == "toneshaper: shape file 'nowhere.json': no such file\n")
+    }
+
+    @Test("presets lists both libraries with their source; a user override is said once and used by render")
+    func userLibraryEverywhere() throws {
+        let work = try Workspace()
+        defer { work.remove() }
+        try FileManager.default.createDirectory(atPath: work.userPresets, withIntermediateDirectories: true)
+        try Self.flatSiren(250).write(toFile: work.userPresets + "/siren.json", atomically: true, encoding: .utf8)
+        try Self.flatSiren(600, program: 12).replacingOccurrences(of: "\"siren\"", with: "\"mine\"")
+            .write(toFile: work.userPresets + "/mine.json", atomically: true, encoding: .utf8)
+        let listed = try work.run(["presets"])
+        #expect(listed.status == 0)
+        let lines = listed.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("  1  siren") && $0.contains("user*") })
+        #expect(lines.contains { $0.hasPrefix(" 12  mine") && $0.contains(" user ") })
+        #expect(lines.contains { $0.hasPrefix("  -  article-curve") && $0.contains("built-in") })
+        #expect(lines.last == "user:     \(work.userPresets) (2 shapes; * overrides a built-in)")
+        #expect(listed.stderr.split(separator: "\n").count == 2)  // the override and the clash, once each
+        #expect(listed.stderr.contains("toneshaper: note: user shape 'siren' (\(work.userPresets)/siren.json) overrides the built-in"))
+        #expect(listed.stderr.contains("toneshaper: note: program 12: user shape 'mine' keeps it; built-in shape 'article-curve' is played by name only"))
+        let byName = try work.run(["render-shape", "siren", "-o", "user.wav"])
+        #expect(byName.status == 0)
+        #expect(abs(try Self.frequency(work.path("user.wav")) - 250) < 0.5)
+        let byProgram = try work.run(["render-shape", "12", "-o", "program.wav"])
+        #expect(abs(try Self.frequency(work.path("program.wav")) - 600) < 0.5, "\(byProgram.stderr)")
+    }
+
+    @Test("edit serves on 127.0.0.1, prints its address, and Ctrl-C stops it cleanly")
+    func editStartsAndStops() throws {
+        let work = try Workspace()
+        defer { work.remove() }
+        let editor = try work.start(["edit", "siren", "--no-open", "--port", "0"])
+        editor.waitForFirstLine()
+        let line = editor.stdoutSoFar
+        let match = try #require(line.firstMatch(of: /toneshaper edit: (http:\/\/127\.0\.0\.1:(\d+)\/) \(editing siren; Ctrl-C stops\)/), "\(line)")
+        let url = try #require(URL(string: String(match.1) + "api/info"))
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var body = Data()
+        URLSession.shared.dataTask(with: url) { data, _, _ in body = data ?? Data(); done.signal() }.resume()
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        let info = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+        #expect(info["initialName"] as? String == "siren")
+        #expect(info["userLibrary"] as? String == work.userPresets)
+        kill(editor.process.processIdentifier, SIGINT)
+        let result = editor.finish()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.isEmpty, "\(result.stderr)")
+        let bad = try work.run(["edit", "no-such-shape", "--no-open"])
+        #expect(bad.status != 0)
+        #expect(bad.stderr.hasPrefix("toneshaper: unknown preset 'no-such-shape'"))
+    }
+}
