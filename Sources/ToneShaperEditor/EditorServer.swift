@@ -104,6 +104,7 @@ public final class EditorServer: Sendable {
                 "limits": [
                     "maxFidelity": Shape.maximumFidelity, "maxFourierTerms": Shape.maximumFourierTerms,
                     "maxEchoDelay": Shape.maximumEchoDelay, "maxPoints": Shape.maximumPoints,
+                    "maxDuration": Shape.maximumDuration, "maxFrequency": Shape.maximumFrequency,
                     "maxAttack": 10, "maxRelease": 30,
                 ] as [String: Any],
                 "initial": initial.map { ShapeWire.object($0) } ?? NSNull(),

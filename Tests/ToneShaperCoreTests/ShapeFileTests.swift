@@ -167,3 +167,37 @@ struct ShapeFileTests {
         }
     }
 }
+
+@Suite("A shape's ranges keep the engine in bounds")
+struct ShapeRangeTests {
+    static func file(duration: Double = 1, max: Double = 2000, point: Double = 440, points: Int = 2) -> Data {
+        let list = (0..<points).map { "[\(Double($0) / Double(points - 1) * duration), \(point)]" }.joined(separator: ",")
+        return Data(#"{"duration": \#(duration), "minFrequency": 20, "maxFrequency": \#(max), "points": [\#(list)]}"#.utf8)
+    }
+
+    @Test("values no engine can play are refused by the loader, naming field and value")
+    func refused() {
+        let cases: [(Data, String)] = [
+            (Self.file(duration: 1e300), "field 'duration' = 1e+300: must be at most 600.0 seconds"),
+            (Self.file(max: 1e300, point: 1e300), "field 'maxFrequency' = 1e+300: must be at most 100000.0 Hz"),
+            (Self.file(points: Shape.maximumPoints + 1), "field 'points' = 4097 points: a shape has at most 4096 points"),
+        ]
+        for (data, message) in cases {
+            do {
+                _ = try ShapeFile.decode(data)
+                Issue.record("accepted: \(message)")
+            } catch {
+                #expect(error.description == message)
+            }
+        }
+    }
+
+    @Test("the largest values that are accepted still render: ten minutes, 100 kHz, 4096 points")
+    func largestAccepted() throws {
+        let shape = try ShapeFile.decode(Self.file(duration: 600, max: 100_000, point: 100_000, points: Shape.maximumPoints))
+        let engine = try ShapeExport.engine(for: shape, sampleRate: 48_000)
+        let out = engine.render(frames: 4_800, events: [EngineEvent(offset: 0, .noteOn(channel: 0, note: 127, velocity: 127))])
+        #expect(out.allSatisfy { $0.isFinite })
+        #expect(out.contains { $0 != 0 })
+    }
+}

@@ -44,6 +44,11 @@ public struct Shape: Equatable, Sendable {
     /// Points a shape may have: far more than a drawn curve needs (the editor's sketches reduce to
     /// tens), and the bound the editor's engine preallocates its curves for.
     public static let maximumPoints = 4096
+    /// Longest pass: ten minutes, the duration knob's own limit (a pass is counted in samples).
+    public static let maximumDuration = 600.0
+    /// Highest frequency a point may have: above every sample rate's Nyquist, and far below what
+    /// would overflow a voice's phase once a key transposes it up by ten octaves.
+    public static let maximumFrequency = 100_000.0
 
     public init(name: String, description: String = "", program: Int = 0, points: [Point], duration: Double,
                 minFrequency: Double, maxFrequency: Double, wave: WaveType = .sine, amplitude: Double = 0.5,
@@ -72,9 +77,15 @@ public struct Shape: Equatable, Sendable {
             ShapeError(file: nil, field: field, value: value, reason: reason)
         }
         guard duration > 0, duration.isFinite else { throw fail("duration", "\(duration)", "must be > 0") }
+        guard duration <= Shape.maximumDuration else {
+            throw fail("duration", "\(duration)", "must be at most \(Shape.maximumDuration) seconds")
+        }
         guard minFrequency > 0, minFrequency.isFinite else { throw fail("minFrequency", "\(minFrequency)", "must be > 0") }
         guard maxFrequency >= minFrequency, maxFrequency.isFinite else {
             throw fail("maxFrequency", "\(maxFrequency)", "must be ≥ minFrequency (\(minFrequency))")
+        }
+        guard maxFrequency <= Shape.maximumFrequency else {
+            throw fail("maxFrequency", "\(maxFrequency)", "must be at most \(Shape.maximumFrequency) Hz")
         }
         guard points.count >= 2 else { throw fail("points", "\(points.count) point(s)", "a shape needs at least 2 points") }
         guard points.count <= Shape.maximumPoints else {
