@@ -19,6 +19,17 @@ struct ControllerMapTests {
         #expect(map.assignment(channel: 3, controller: 70)?.parameter == .amplitude)
     }
 
+    @Test("a map of 40,000 lines loads, and the last line for a knob wins (no 16-bit index)")
+    func manyLines() throws {
+        var text = ""
+        for i in 0..<40_000 { text += "cc \(1 + i % 100) \(i % 2 == 0 ? "amplitude" : "duration") 0.1 1\n" }
+        text += "cc 21 fidelity 1 2000\n"
+        let map = try ControllerMapFile.parse(text)
+        #expect(map.assignments.count == 40_001)
+        #expect(map.assignment(channel: 5, controller: 21)?.parameter == .fidelity)
+        #expect(map.assignment(channel: 5, controller: 100)?.parameter == .duration)  // line 39,999
+    }
+
     @Test("a channel line wins over an any-channel line for its channel only; curves spread the range")
     func channelsAndCurves() throws {
         let map = try ControllerMapFile.parse("""

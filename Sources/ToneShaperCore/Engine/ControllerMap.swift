@@ -80,17 +80,17 @@ public struct ControllerAssignment: Equatable, Sendable {
 /// audio thread is one index, no search and no allocation.
 public struct ControllerMap: Sendable {
     public private(set) var assignments: [ControllerAssignment]
-    private var table: [Int16]  // index into assignments, −1 = unassigned
+    private var table: [Int32]  // index into assignments, −1 = unassigned (a file may have any number of lines)
 
     public init(_ assignments: [ControllerAssignment]) {
         self.assignments = assignments
-        table = [Int16](repeating: -1, count: 16 * 128)
+        table = [Int32](repeating: -1, count: 16 * 128)
         // Later lines win; a channel-specific line wins over an any-channel line.
         for (i, a) in assignments.enumerated() where a.channel == nil {
-            for ch in 0..<16 { table[ch * 128 + Int(a.controller)] = Int16(i) }
+            for ch in 0..<16 { table[ch * 128 + Int(a.controller)] = Int32(truncatingIfNeeded: i) }
         }
         for (i, a) in assignments.enumerated() {
-            if let ch = a.channel { table[Int(ch) * 128 + Int(a.controller)] = Int16(i) }
+            if let ch = a.channel { table[Int(ch) * 128 + Int(a.controller)] = Int32(truncatingIfNeeded: i) }
         }
     }
 

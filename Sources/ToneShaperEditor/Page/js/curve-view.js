@@ -1,0 +1,482 @@
+/**
+ * The curve view: v(t) drawn over [0, duration] × [minFrequency, maxFrequency], the curve as
+ * played at fidelity N on top of it, and the two ways of drawing from the article.
+ *
+ * - Points mode (the article's plot view): a press on empty space places a point and keeps it
+ *   under the pointer until release; a press on a point picks it up to drag it (between its
+ *   neighbours, so the points stay in time order); right-click deletes a point.
+ * - Draw mode (the article's draw view): a drag sketches a curve; on release the sketch is
+ *   reduced by Ramer–Douglas–Peucker (simplify.js) with a tolerance in CSS pixels, and the
+ *   result replaces the points whose times lie in the span the sketch covered.
+ *
+ * Pointer Events with pointer capture, so mouse, pen and touch all work. The view never owns the
+ * shape: it reports new point lists through `onEdit(points, {commit})`, where commit is false
+ * while a gesture is under way and true when it ends (one undo step per gesture).
+ */
+
+import { Axis } from "./axis.js";
+import { beginChart, verticalGridLine, watchSize, MONO, SANS } from "./canvas.js";
+import { snapToSemitone, formatFrequency, describePitch, isBlackKey } from "./notes.js";
+import { simplify } from "./simplify.js";
+import { insertPoint, dragRange, replaceSpan, roundTime, roundFrequency, MIN_TIME_GAP } from "./shape-model.js";
+
+const MARGIN = { left: 62, right: 58, top: 32, bottom: 28 };
+
+export class CurveView {
+  /**
+   * @param {HTMLCanvasElement} canvas
+   * @param {{onEdit: Function, onSelect?: Function, onNotice?: Function}} callbacks
+   */
+  constructor(canvas, callbacks) {
+    this.canvas = canvas;
+    this.callbacks = callbacks;
+    this.shape = null;
+    this.played = null;
+    this.mode = "points";
+    this.snap = false;
+    this.log = true;
+    this.tolerance = 4;
+    this.selected = -1;
+    this.errorPoint = -1;
+    this.errorAll = false;
+    this.gesture = null;
+    this.hover = null;
+    // The last range that could be drawn: an invalid duration or frequency range being typed
+    // keeps the view where it was instead of collapsing it.
+    this.view = { duration: 1, minFrequency: 20, maxFrequency: 2000 };
+    this.requestDraw = watchSize(canvas, () => this.draw());
+
+    canvas.addEventListener("pointerdown", (e) => this.pointerDown(e));
+    canvas.addEventListener("pointermove", (e) => this.pointerMove(e));
+    canvas.addEventListener("pointerup", (e) => this.pointerUp(e));
+    canvas.addEventListener("pointercancel", (e) => this.pointerUp(e));
+    canvas.addEventListener("pointerleave", () => { if (!this.gesture) { this.hover = null; this.requestDraw(); } });
+    canvas.addEventListener("contextmenu", (e) => e.preventDefault());
+  }
+
+  // ---- state set by the editor -------------------------------------------------------------
+
+  setShape(shape) {
+    this.shape = shape;
+    const { duration: d, minFrequency: lo, maxFrequency: hi } = shape;
+    const finite = (v) => typeof v === "number" && Number.isFinite(v);
+    if (finite(d) && d > 0) this.view.duration = d;
+    if (finite(lo) && finite(hi) && lo > 0 && hi > lo) {
+      this.view.minFrequency = lo;
+      this.view.maxFrequency = hi;
+    }
+    if (this.selected >= shape.points.length) this.selected = -1;
+    this.requestDraw();
+  }
+
+  setPlayed(played) { this.played = played; this.requestDraw(); }
+  setMode(mode) { this.mode = mode; this.canvas.dataset.mode = mode; this.requestDraw(); }
+  setSnap(on) { this.snap = on; }
+  setLog(on) { this.log = on; this.requestDraw(); }
+  setTolerance(px) { this.tolerance = px; }
+
+  /** Marks the point a server error names (points[i].…), or the whole curve (i = "all"). */
+  setError(index) {
+    this.errorAll = index === "all";
+    this.errorPoint = typeof index === "number" ? index : -1;
+    this.requestDraw();
+  }
+
+  select(index) {
+    this.selected = index;
+    this.callbacks.onSelect?.(index);
+    this.requestDraw();
+  }
+
+  /** The plot rectangle (CSS px, relative to the canvas) and the axes: for tests and readouts. */
+  mapping() {
+    const a = this.axis();
+    return { plot: { ...a.plot }, duration: a.duration, minFrequency: a.minFrequency, maxFrequency: a.maxFrequency, log: a.log };
+  }
+
+  axis() {
+    const rect = this.canvas.getBoundingClientRect();
+    const plot = {
+      left: MARGIN.left, top: MARGIN.top,
+      width: Math.max(10, rect.width - MARGIN.left - MARGIN.right),
+      height: Math.max(10, rect.height - MARGIN.top - MARGIN.bottom),
+    };
+    return new Axis(plot, this.view.duration, this.view.minFrequency, this.view.maxFrequency, this.log);
+  }
+
+  /** Deletes the selected point; refused when only two points are left. */
+  deleteSelected() {
+    if (this.selected < 0) return false;
+    return this.deletePoint(this.selected);
+  }
+
+  deletePoint(index) {
+    const points = this.shape.points;
+    if (index < 0 || index >= points.length) return false;
+    if (points.length <= 2) {
+      this.callbacks.onNotice?.("A shape keeps at least 2 points: move this one instead.");
+      return false;
+    }
+    const next = points.filter((_, i) => i !== index);
+    this.select(-1);
+    this.callbacks.onEdit(next, { commit: true });
+    return true;
+  }
+
+  // ---- pointer input -----------------------------------------------------------------------
+
+  local(e) {
+    const rect = this.canvas.getBoundingClientRect();
+    return { x: e.clientX - rect.left, y: e.clientY - rect.top };
+  }
+
+  /** Index of the point within reach of (x, y), nearest first, or −1. */
+  hitTest(x, y, pointerType) {
+    const axis = this.axis();
+    const reach = pointerType === "touch" ? 18 : 9;
+    let best = -1, bestDistance = reach;
+    this.shape.points.forEach(([t, f], i) => {
+      const d = Math.hypot(axis.x(t) - x, axis.y(f) - y);
+      if (d <= bestDistance) { best = i; bestDistance = d; }
+    });
+    return best;
+  }
+
+  /** Time and frequency for a pointer position: inside the axes, snapped and rounded. */
+  valueAt(axis, x, y) {
+    let [t, f] = axis.valueAt(x, y);
+    f = this.snap ? snapToSemitone(f, axis.minFrequency, axis.maxFrequency) : roundFrequency(f);
+    return [roundTime(t), f];
+  }
+
+  pointerDown(e) {
+    if (!this.shape) return;
+    const { x, y } = this.local(e);
+    if (e.button === 2) {
+      const hit = this.hitTest(x, y, e.pointerType);
+      if (hit >= 0) this.deletePoint(hit);
+      e.preventDefault();
+      return;
+    }
+    if (e.button !== 0) return;
+    e.preventDefault();
+    this.canvas.focus({ preventScroll: true });
+    this.canvas.setPointerCapture(e.pointerId);
+    const axis = this.axis();
+    if (this.mode === "draw") {
+      this.gesture = { kind: "sketch", id: e.pointerId, samples: [{ x, y }] };
+      this.requestDraw();
+      return;
+    }
+    let index = this.hitTest(x, y, e.pointerType);
+    if (index < 0) {
+      const points = this.shape.points.map((p) => p.slice());
+      const [t, f] = this.valueAt(axis, x, y);
+      index = insertPoint(points, t, f);
+      this.callbacks.onEdit(points, { commit: false });
+    }
+    this.gesture = { kind: "drag", id: e.pointerId, index };
+    this.select(index);
+  }
+
+  pointerMove(e) {
+    if (!this.shape) return;
+    const { x, y } = this.local(e);
+    const g = this.gesture;
+    if (!g || g.id !== e.pointerId) {
+      this.hover = { x, y, over: this.mode === "points" ? this.hitTest(x, y, e.pointerType) : -1 };
+      this.canvas.style.cursor = this.hover.over >= 0 ? "grab" : "crosshair";
+      this.requestDraw();
+      return;
+    }
+    const axis = this.axis();
+    if (g.kind === "sketch") {
+      const events = typeof e.getCoalescedEvents === "function" ? e.getCoalescedEvents() : [];
+      for (const c of events.length ? events : [e]) g.samples.push(this.local(c));
+      this.hover = { x, y, over: -1 };
+      this.requestDraw();
+      return;
+    }
+    const points = this.shape.points.map((p) => p.slice());
+    const [lo, hi] = dragRange(points, g.index, axis.duration);
+    let [t, f] = this.valueAt(axis, x, y);
+    t = Math.min(hi, Math.max(lo, t));
+    points[g.index] = [t, f];
+    g.moved = true;
+    this.hover = { x, y, over: g.index };
+    this.canvas.style.cursor = "grabbing";
+    this.callbacks.onEdit(points, { commit: false });
+  }
+
+  pointerUp(e) {
+    const g = this.gesture;
+    if (!g || g.id !== e.pointerId) return;
+    this.gesture = null;
+    if (this.canvas.hasPointerCapture(e.pointerId)) this.canvas.releasePointerCapture(e.pointerId);
+    if (g.kind === "sketch") {
+      this.finishSketch(g.samples);
+    } else {
+      this.callbacks.onEdit(this.shape.points.map((p) => p.slice()), { commit: true });
+    }
+    this.requestDraw();
+  }
+
+  /**
+   * Turns a sketch into points: held inside the plot, made a function of time (a sketch drawn
+   * right to left is read backwards; samples that step back in time are skipped), simplified by
+   * RDP in pixels, mapped to time and frequency, then put in place of the points in its span.
+   */
+  finishSketch(samples) {
+    const axis = this.axis();
+    const p = axis.plot;
+    let s = samples.map(({ x, y }) => ({
+      x: Math.min(p.left + p.width, Math.max(p.left, x)),
+      y: Math.min(p.top + p.height, Math.max(p.top, y)),
+    }));
+    if (s.length >= 2 && s[s.length - 1].x < s[0].x) s.reverse();
+    const monotone = [];
+    for (const q of s) {
+      if (monotone.length === 0 || q.x > monotone[monotone.length - 1].x + 0.25) monotone.push(q);
+    }
+    if (monotone.length < 2) {
+      this.callbacks.onNotice?.("Drag across the view to sketch a curve.");
+      return;
+    }
+    const kept = simplify(monotone, this.tolerance);
+    const sketched = [];
+    for (const q of kept) {
+      const [t, f] = this.valueAt(axis, q.x, q.y);
+      if (sketched.length === 0 || t >= sketched[sketched.length - 1][0] + MIN_TIME_GAP) sketched.push([t, f]);
+    }
+    if (sketched.length < 2) return;
+    const from = sketched[0][0], to = sketched[sketched.length - 1][0];
+    const next = replaceSpan(this.shape.points, from, to, sketched);
+    this.select(-1);
+    this.callbacks.onEdit(next.map((q) => q.slice()), { commit: true, sketch: { samples: monotone.length, points: sketched.length } });
+  }
+
+  // ---- drawing -----------------------------------------------------------------------------
+
+  draw() {
+    const axis = this.axis();
+    const { ctx, width, height, c, p } = beginChart(this.canvas, axis.plot);
+    if (!this.shape) return;
+
+    this.drawFrequencyGrid(ctx, axis, c);
+    this.drawTimeGrid(ctx, axis, c);
+
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(p.left - 6, p.top - 6, p.width + 12, p.height + 12);
+    ctx.clip();
+    this.drawPoints(ctx, axis, c);
+    this.drawPlayed(ctx, axis, c);
+    this.drawSketch(ctx, c);
+    ctx.restore();
+
+    ctx.strokeStyle = this.errorAll ? c.error : c.gridStrong;
+    ctx.lineWidth = this.errorAll ? 2 : 1;
+    ctx.strokeRect(p.left + 0.5, p.top + 0.5, p.width - 1, p.height - 1);
+    this.drawLegend(ctx, axis, c);
+    this.drawReadout(ctx, axis, c);
+  }
+
+  drawFrequencyGrid(ctx, axis, c) {
+    const p = axis.plot;
+    const { notes, semitonePx } = axis.noteTicks(15);
+    ctx.font = `11px ${MONO}`;
+    ctx.textBaseline = "middle";
+    // Piano-roll rows for the black keys when semitones are far enough apart to read.
+    if (semitonePx >= 5) {
+      ctx.fillStyle = c.blackKey;
+      for (const n of notes) {
+        if (!isBlackKey(n.midi)) continue;
+        const y0 = axis.y(n.frequency * Math.pow(2, 1 / 24)), y1 = axis.y(n.frequency / Math.pow(2, 1 / 24));
+        const top = Math.max(p.top, Math.min(y0, y1)), bottom = Math.min(p.top + p.height, Math.max(y0, y1));
+        if (bottom > top) ctx.fillRect(p.left, top, p.width, bottom - top);
+      }
+    }
+    for (const n of notes) {
+      const y = Math.round(n.y) + 0.5;
+      if (n.major || n.label) {
+        ctx.strokeStyle = n.midi === 69 ? "rgba(245,165,36,0.35)" : n.major ? c.gridStrong : c.grid;
+        ctx.lineWidth = 1;
+        ctx.beginPath();
+        ctx.moveTo(p.left, y);
+        ctx.lineTo(p.left + p.width, y);
+        ctx.stroke();
+      }
+      if (n.label) {
+        ctx.fillStyle = n.midi === 69 ? c.drawn : n.major ? c.textBright : c.text;
+        ctx.textAlign = "right";
+        ctx.fillText(n.name, p.left - 8, y);
+        ctx.strokeStyle = c.gridStrong;
+        ctx.beginPath();
+        ctx.moveTo(p.left - 5, y);
+        ctx.lineTo(p.left, y);
+        ctx.stroke();
+      }
+    }
+    // Hertz on the right-hand side.
+    ctx.fillStyle = c.text;
+    ctx.textAlign = "left";
+    let lastY = Infinity;
+    for (const f of axis.hertzTicks()) {
+      const y = Math.round(axis.y(f)) + 0.5;
+      if (Math.abs(lastY - y) < 14) continue;
+      lastY = y;
+      ctx.strokeStyle = c.gridStrong;
+      ctx.beginPath();
+      ctx.moveTo(p.left + p.width, y);
+      ctx.lineTo(p.left + p.width + 5, y);
+      ctx.stroke();
+      ctx.fillText(f >= 1000 ? `${+(f / 1000).toFixed(2)}k` : `${+f.toFixed(1)}`, p.left + p.width + 8, y);
+    }
+    ctx.textAlign = "left";
+    ctx.fillStyle = c.text;
+    ctx.fillText("Hz", p.left + p.width + 8, p.top - 16);
+    ctx.textAlign = "right";
+    ctx.fillText("note", p.left - 8, p.top - 16);
+  }
+
+  drawTimeGrid(ctx, axis, c) {
+    const p = axis.plot;
+    const { step, ticks } = axis.timeTicks();
+    const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
+    ctx.textAlign = "center";
+    ctx.textBaseline = "top";
+    for (const t of ticks) verticalGridLine(ctx, c, p, axis.x(t), t.toFixed(decimals), 7);
+    ctx.textAlign = "right";
+    ctx.fillText("s", p.left - 16, p.top + p.height + 7);
+  }
+
+  drawPlayed(ctx, axis, c) {
+    const played = this.played;
+    if (!Array.isArray(played) || played.length < 2) return;
+    ctx.save();
+    ctx.strokeStyle = c.played;
+    ctx.globalAlpha = 0.9;
+    ctx.lineWidth = 2;
+    ctx.setLineDash([6, 4]);
+    ctx.beginPath();
+    played.forEach(([t, f], i) => {
+      const x = axis.x(t), y = axis.y(f);
+      if (i === 0) ctx.moveTo(x, y); else ctx.lineTo(x, y);
+    });
+    ctx.stroke();
+    ctx.setLineDash([]);
+    if (played.length <= 400) {
+      ctx.fillStyle = c.played;
+      for (const [t, f] of played) ctx.fillRect(axis.x(t) - 1.5, axis.y(f) - 1.5, 3, 3);
+    }
+    ctx.restore();
+  }
+
+  drawPoints(ctx, axis, c) {
+    const points = this.shape.points;
+    if (!points.length) return;
+    ctx.save();
+    ctx.strokeStyle = c.drawn;
+    ctx.lineWidth = 2.25;
+    ctx.lineJoin = "round";
+    ctx.shadowColor = "rgba(245,165,36,0.35)";
+    ctx.shadowBlur = 8;
+    ctx.beginPath();
+    points.forEach(([t, f], i) => {
+      const x = axis.x(t), y = axis.y(f);
+      if (i === 0) ctx.moveTo(x, y); else ctx.lineTo(x, y);
+    });
+    ctx.stroke();
+    ctx.shadowBlur = 0;
+    points.forEach(([t, f], i) => {
+      const x = axis.x(t), y = axis.y(f);
+      const hovered = this.hover && this.hover.over === i;
+      ctx.beginPath();
+      ctx.arc(x, y, hovered ? 5.5 : 4.5, 0, Math.PI * 2);
+      ctx.fillStyle = i === this.errorPoint ? c.error : c.drawn;
+      ctx.fill();
+      ctx.lineWidth = 1.5;
+      ctx.strokeStyle = "#101318";
+      ctx.stroke();
+      if (i === this.selected || i === this.errorPoint) {
+        ctx.beginPath();
+        ctx.arc(x, y, 8.5, 0, Math.PI * 2);
+        ctx.strokeStyle = i === this.errorPoint ? c.error : "#ffffff";
+        ctx.lineWidth = 1.5;
+        ctx.stroke();
+      }
+    });
+    ctx.restore();
+  }
+
+  drawSketch(ctx, c) {
+    const g = this.gesture;
+    if (!g || g.kind !== "sketch" || g.samples.length < 2) return;
+    ctx.save();
+    ctx.strokeStyle = "rgba(255,255,255,0.85)";
+    ctx.lineWidth = 2;
+    ctx.lineCap = "round";
+    ctx.lineJoin = "round";
+    ctx.beginPath();
+    g.samples.forEach(({ x, y }, i) => (i === 0 ? ctx.moveTo(x, y) : ctx.lineTo(x, y)));
+    ctx.stroke();
+    ctx.restore();
+  }
+
+  drawLegend(ctx, axis, c) {
+    const p = axis.plot;
+    const right = p.left + p.width;
+    ctx.save();
+    ctx.font = `11px ${SANS}`;
+    ctx.textBaseline = "middle";
+    ctx.textAlign = "left";
+    const y = p.top - 16;
+    const n = this.shape && Number.isFinite(this.shape.fidelity) ? this.shape.fidelity : "?";
+    const playedLabel = `played at N = ${n}`;
+    const drawnLabel = "drawn";
+    const wPlayed = ctx.measureText(playedLabel).width, wDrawn = ctx.measureText(drawnLabel).width;
+    let x = right - wPlayed;
+    ctx.fillStyle = c.text;
+    ctx.fillText(playedLabel, x, y);
+    ctx.strokeStyle = c.played;
+    ctx.lineWidth = 2;
+    ctx.setLineDash([6, 4]);
+    ctx.beginPath();
+    ctx.moveTo(x - 30, y);
+    ctx.lineTo(x - 6, y);
+    ctx.stroke();
+    ctx.setLineDash([]);
+    x -= 44 + wDrawn;
+    ctx.fillText(drawnLabel, x, y);
+    ctx.strokeStyle = c.drawn;
+    ctx.beginPath();
+    ctx.moveTo(x - 30, y);
+    ctx.lineTo(x - 6, y);
+    ctx.stroke();
+    ctx.restore();
+  }
+
+  drawReadout(ctx, axis, c) {
+    const h = this.hover;
+    let text = "";
+    if (h) {
+      const [t, f] = axis.valueAt(h.x, h.y);
+      const shown = this.snap ? snapToSemitone(f, axis.minFrequency, axis.maxFrequency) : f;
+      text = `${t.toFixed(3)} s · ${formatFrequency(shown)} · ${describePitch(shown)}`;
+    } else if (this.selected >= 0 && this.shape.points[this.selected]) {
+      const [t, f] = this.shape.points[this.selected];
+      text = `point ${this.selected + 1}: ${Number(t).toFixed(3)} s · ${formatFrequency(f)} · ${describePitch(f)}`;
+    } else {
+      text = this.mode === "points"
+        ? "click to place a point · drag to move · right-click or Delete to remove"
+        : "drag to sketch a curve: it replaces the points in the span you draw";
+    }
+    ctx.save();
+    ctx.font = `11px ${MONO}`;
+    ctx.textBaseline = "middle";
+    ctx.textAlign = "left";
+    ctx.fillStyle = h || this.selected >= 0 ? c.textBright : c.text;
+    ctx.fillText(text, axis.plot.left, axis.plot.top - 16);
+    ctx.restore();
+  }
+}

@@ -1,0 +1,489 @@
+/**
+ * The shape editor page: wires the views, the controls, the history, the analysis and the live
+ * sound around one working shape.
+ *
+ * Data flow: every edit (a point, a sketch, a control) replaces `state.shape` and bumps
+ * `state.revision`; the curve view redraws at once, the analyser asks the server for the played
+ * curve, waveform and spectrum, and while playing the shape goes down the live socket. When the
+ * gesture ends the shape is committed to the history (one undo step per gesture).
+ *
+ * The server is the authority on what a valid shape is: its one-line refusal is shown next to
+ * the control for the field it names, and Save is not sent while the shape is known to be
+ * invalid (by the same rules checked in the page, or by the server's answer to the analysis).
+ */
+
+import * as api from "./api.js";
+import { Analyser } from "./analyser.js";
+import { CurveView } from "./curve-view.js";
+import { FieldControls, errorSlot } from "./controls.js";
+import { History } from "./history.js";
+import { LiveAudio } from "./live-audio.js";
+import { noteName } from "./notes.js";
+import { SpectrumView } from "./spectrum-view.js";
+import { WaveformView } from "./waveform-view.js";
+import { cloneShape, firstInvalidField, newShape, normalizeShape, scaleTimes, setField } from "./shape-model.js";
+
+const $ = (selector) => document.querySelector(selector);
+const DEFAULT_WAVES = ["sine", "square", "triangle", "sawtooth", "square-fourier", "triangle-fourier",
+  "sawtooth-fourier", "band-limited-square", "band-limited-triangle", "band-limited-sawtooth", "noise"];
+const DEFAULT_ENVELOPES = ["constant", "linear-decay", "exponential-decay"];
+
+const state = {
+  info: null,
+  shape: newShape(),
+  source: null,
+  revision: 0,
+  analysedRevision: -1,
+  analysis: { ok: true, revision: -1, error: null },
+  played: null,
+  waveform: null,
+  spectrum: null,
+  ready: false,
+  note: 69,
+  errors: {},
+  lastSave: null,
+  lastExport: null,
+  shapes: [],
+};
+
+const history = new History(state.shape);
+
+const curveView = new CurveView($("[data-testid='curve-canvas']"), {
+  onEdit: (points, { commit }) => edit((shape) => { shape.points = points; }, { commit }),
+  onSelect: () => updateButtons(),
+  onNotice: (text) => status(text),
+});
+const waveformView = new WaveformView($("[data-testid='waveform-canvas']"));
+const spectrumView = new SpectrumView($("[data-testid='spectrum-canvas']"));
+
+// A duration being typed stretches the points from where they were when the typing began, so
+// "2", "2.", "2.5" do not compound; the base is forgotten when the edit ends.
+let durationBase = null;
+
+const controls = new FieldControls(document.body, {
+  onInput: (path, value, commit) => {
+    if (path === "duration" && !durationBase) {
+      durationBase = { duration: state.shape.duration, points: state.shape.points };
+    }
+    edit((shape) => {
+      setField(shape, path, value, { envelopeRate: controls.envelopeRate() });
+      if (path === "duration") shape.points = scaleTimes(durationBase.points, durationBase.duration, value);
+    }, { commit });
+    if (commit) durationBase = null;
+  },
+});
+
+const analyser = new Analyser({
+  delay: 60,
+  onResult: (result, revision) => {
+    state.played = Array.isArray(result.played) ? result.played : null;
+    state.waveform = result.waveform || null;
+    state.spectrum = result.spectrum || null;
+    state.analysis = { ok: true, revision, error: null };
+    state.analysedRevision = revision;
+    curveView.setPlayed(state.played);
+    curveView.setError(-1);
+    waveformView.set(state.waveform, state.waveform?.seconds ?? state.shape.duration, noteLabel(state.note));
+    spectrumView.set(state.spectrum);
+    clearErrors();
+    document.body.classList.remove("shape-invalid");
+    // A refusal in the status bar is about a shape that is gone now.
+    const line = $("[data-testid='status']");
+    if (line.dataset.kind === "error" && revision === state.revision) status("");
+    state.ready = true;
+    updateButtons();
+  },
+  onError: (error, revision) => {
+    state.analysis = { ok: false, revision, error: { error: error.message, field: error.field } };
+    state.analysedRevision = revision;
+    showServerError(error.message, error.field);
+    document.body.classList.add("shape-invalid");
+    state.ready = true;
+    updateButtons();
+  },
+});
+
+const live = new LiveAudio({
+  onError: ({ seq, error, field }) => {
+    // An answer to a shape already replaced by a newer one says nothing about the current shape.
+    if (seq != null && seq !== live.stats.lastSentSeq) return;
+    showServerError(error, field);
+  },
+  onApplied: () => {},
+  onState: () => updatePlayButton(),
+});
+
+// ---- editing -------------------------------------------------------------------------------
+
+/**
+ * Applies an edit to the working shape. `change` is a function mutating a copy, or a whole shape.
+ * With `commit` the edit closes an undo step.
+ */
+function edit(change, { commit = false } = {}) {
+  const next = typeof change === "function" ? cloneShape(state.shape) : cloneShape(change);
+  if (typeof change === "function") change(next);
+  const changed = JSON.stringify(next) !== JSON.stringify(state.shape);
+  if (changed) {
+    state.shape = next;
+    shapeChanged();
+  }
+  if (commit) history.commit(state.shape);
+  updateButtons();
+}
+
+/** Everything that follows a new working shape: views, analysis, live sound. */
+function shapeChanged() {
+  state.revision++;
+  curveView.setShape(state.shape);
+  analyser.request(state.shape, state.note, state.revision);
+  if (live.playing) live.sendShape(state.shape);
+}
+
+/** Shows a shape coming from elsewhere (open, New, undo, redo) in every control. */
+function showShape(shape) {
+  durationBase = null;
+  state.shape = cloneShape(shape);
+  controls.setShape(state.shape);
+  curveView.select(-1);
+  shapeChanged();
+  updateButtons();
+}
+
+function undo() {
+  const shape = history.undo(state.shape);
+  if (shape) { showShape(shape); status("Undone."); }
+  updateButtons();
+}
+
+function redo() {
+  const shape = history.redo(state.shape);
+  if (shape) { showShape(shape); status("Redone."); }
+  updateButtons();
+}
+
+// ---- errors and status -------------------------------------------------------------------
+
+function clearErrors() {
+  controls.clearErrors();
+  state.errors = {};
+  const request = $("[data-testid='error-request']");
+  request.textContent = "";
+  request.hidden = true;
+}
+
+/** Puts one server line where it belongs: next to its control, on the curve, or in the bar. */
+function showServerError(message, field) {
+  clearErrors();
+  const slot = errorSlot(field, controls.known);
+  state.errors[slot] = message;
+  if (slot === "(request)") {
+    const request = $("[data-testid='error-request']");
+    request.textContent = message;
+    request.title = message;
+    request.hidden = false;
+  } else {
+    controls.showError(slot, message);
+  }
+  const pointMatch = /^points\[(\d+)\]/.exec(field || "");
+  curveView.setError(pointMatch ? Number(pointMatch[1]) : slot === "points" ? "all" : -1);
+}
+
+let statusTimer = null;
+function status(text, kind = "info") {
+  const element = $("[data-testid='status']");
+  element.textContent = text;
+  element.title = text;
+  element.dataset.kind = kind;
+  clearTimeout(statusTimer);
+  if (kind === "info") statusTimer = setTimeout(() => { element.textContent = ""; }, 6000);
+}
+
+function isInvalid() {
+  if (firstInvalidField(state.shape, state.info?.waves)) return true;
+  return state.analysis.revision === state.revision && !state.analysis.ok;
+}
+
+function updateButtons() {
+  const pending = JSON.stringify(state.shape) !== JSON.stringify(history.committed);
+  $("[data-testid='btn-undo']").disabled = !(history.canUndo || pending);
+  $("[data-testid='btn-redo']").disabled = !history.canRedo || pending;
+  $("[data-testid='btn-delete-point']").disabled = curveView.selected < 0 || state.shape.points.length <= 2;
+  const save = $("[data-testid='btn-save']");
+  const invalid = isInvalid();
+  save.classList.toggle("blocked", invalid);
+  save.title = invalid ? "The shape has an error: fix it to save" : "Save to your library";
+  $("[data-testid='history-count']").textContent = `${history.undoStack.length} ↶ · ${history.redoStack.length} ↷`;
+}
+
+function updatePlayButton() {
+  const button = $("[data-testid='btn-play']");
+  button.textContent = live.playing ? "■ Stop" : "▶ Play";
+  button.classList.toggle("playing", live.playing);
+  button.setAttribute("aria-pressed", String(live.playing));
+}
+
+function noteLabel(note) {
+  return `${noteName(note)} (${note})`;
+}
+
+// ---- library -----------------------------------------------------------------------------
+
+async function refreshShapes(selected) {
+  const { shapes } = await api.listShapes();
+  state.shapes = shapes;
+  const select = $("[data-testid='shape-select']");
+  const groups = [["built-in", "Built-in"], ["user", "Your library"]].map(([source, label]) => {
+    const group = document.createElement("optgroup");
+    group.label = label;
+    for (const s of shapes.filter((x) => x.source === source)) {
+      const suffix = s.source === "user" ? (s.overrides ? "user, overrides built-in" : "user") : "built-in";
+      const option = new Option(`${s.name} — ${suffix}`, s.name);
+      option.dataset.source = s.source;
+      option.title = s.description || "";
+      group.append(option);
+    }
+    return group;
+  });
+  const placeholder = new Option("Open a shape…", "");
+  placeholder.disabled = true;
+  select.replaceChildren(placeholder, ...groups.filter((g) => g.children.length));
+  select.value = selected && shapes.some((s) => s.name === selected) ? selected : "";
+}
+
+async function openShape(name, { resetHistory = false } = {}) {
+  try {
+    const { source, shape } = await api.getShape(name);
+    const loaded = normalizeShape(shape);
+    state.source = source;
+    setNote(Number.isInteger(loaded.rootNote) ? loaded.rootNote : state.note, { send: true, analyse: false });
+    if (resetHistory) history.reset(loaded);
+    showShape(loaded);
+    if (!resetHistory) history.commit(state.shape);
+    $("[data-testid='shape-select']").value = name;
+    status(`Opened ${name} (${source}).`);
+  } catch (error) {
+    showServerError(error.message, "(request)");
+  }
+  updateButtons();
+}
+
+async function saveShape() {
+  history.commit(state.shape);
+  await analyser.settled();
+  if (isInvalid()) {
+    const field = state.analysis.error?.field || firstInvalidField(state.shape, state.info?.waves)?.field;
+    const message = state.analysis.error?.error;
+    if (message) showServerError(message, field);
+    status("Not saved: the shape has an error" + (message ? `: ${message}` : ` in ${field}`), "error");
+    return;
+  }
+  try {
+    const answer = await api.save(state.shape);
+    try {
+      await refreshShapes(answer.name);
+    } finally {
+      state.lastSave = answer;
+      status(`Saved “${answer.name}” to ${answer.saved}`, "ok");
+    }
+  } catch (error) {
+    showServerError(error.message, error.field);
+    status(`Not saved: ${error.message}`, "error");
+  }
+}
+
+async function exportShape() {
+  history.commit(state.shape);
+  const format = $("[data-testid='export-format']").value;
+  const cycles = Number($("[data-testid='export-cycles']").value);
+  const button = $("[data-testid='btn-export']");
+  const slot = $("[data-testid='error-export']");
+  slot.textContent = "";
+  slot.hidden = true;
+  button.disabled = true;
+  try {
+    const { blob, filename } = await api.exportAudio(state.shape, format, cycles, state.note);
+    const url = URL.createObjectURL(blob);
+    const link = document.createElement("a");
+    link.href = url;
+    link.download = filename;
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+    state.lastExport = { filename, bytes: blob.size, type: blob.type };
+    status(`Exported ${filename} (${(blob.size / 1024).toFixed(0)} KiB)`, "ok");
+  } catch (error) {
+    const field = error.field === "(request)" || !error.field ? "export" : error.field;
+    if (field === "export") {
+      slot.textContent = error.message;
+      slot.hidden = false;
+    } else {
+      showServerError(error.message, error.field);
+    }
+    status(`Not exported: ${error.message}`, "error");
+  } finally {
+    button.disabled = false;
+  }
+}
+
+// ---- play --------------------------------------------------------------------------------
+
+function setNote(note, { send = true, analyse = true } = {}) {
+  state.note = note;
+  $("[data-testid='note-select']").value = String(note);
+  if (send && live.playing) live.setNote(note);
+  if (analyse) analyser.request(state.shape, state.note, state.revision);
+}
+
+function togglePlay() {
+  history.commit(state.shape);
+  if (live.playing) {
+    live.stop();
+  } else {
+    live.start(state.shape, state.note);
+  }
+  updatePlayButton();
+}
+
+// ---- wiring ------------------------------------------------------------------------------
+
+function isTextTarget(target) {
+  return target instanceof HTMLElement &&
+    (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName));
+}
+
+function wire() {
+  $("[data-testid='btn-undo']").addEventListener("click", undo);
+  $("[data-testid='btn-redo']").addEventListener("click", redo);
+  $("[data-testid='btn-new']").addEventListener("click", () => {
+    edit(newShape(), { commit: true });
+    controls.setShape(state.shape);
+    $("[data-testid='shape-select']").value = "";
+    status("New shape: a flat A4 to start from.");
+  });
+  $("[data-testid='btn-save']").addEventListener("click", saveShape);
+  $("[data-testid='btn-export']").addEventListener("click", exportShape);
+  $("[data-testid='btn-play']").addEventListener("click", togglePlay);
+  $("[data-testid='btn-delete-point']").addEventListener("click", () => { curveView.deleteSelected(); updateButtons(); });
+  $("[data-testid='shape-select']").addEventListener("change", (e) => {
+    if (e.target.value) openShape(e.target.value);
+  });
+  $("[data-testid='note-select']").addEventListener("change", (e) => setNote(Number(e.target.value)));
+
+  for (const radio of document.querySelectorAll("input[name='mode']")) {
+    radio.addEventListener("change", () => { if (radio.checked) curveView.setMode(radio.value); });
+  }
+  const snap = $("[data-testid='snap']");
+  snap.addEventListener("change", () => curveView.setSnap(snap.checked));
+  curveView.setSnap(snap.checked);
+  const log = $("[data-testid='log-scale']");
+  log.addEventListener("change", () => curveView.setLog(log.checked));
+  curveView.setLog(log.checked);
+  const tolerance = $("[data-testid='rdp-tolerance']");
+  const showTolerance = () => {
+    curveView.setTolerance(Number(tolerance.value));
+    $("[data-testid='rdp-tolerance-value']").textContent = `${Number(tolerance.value).toFixed(1)} px`;
+  };
+  tolerance.addEventListener("input", showTolerance);
+  showTolerance();
+
+  const noteSelect = $("[data-testid='note-select']");
+  noteSelect.replaceChildren(...Array.from({ length: 128 }, (_, n) => new Option(`${noteName(n)} · ${n}`, String(n))));
+  noteSelect.value = String(state.note);
+
+  document.addEventListener("keydown", (e) => {
+    const mod = e.ctrlKey || e.metaKey;
+    const key = e.key.toLowerCase();
+    if (mod && key === "z") {
+      e.preventDefault();
+      if (e.shiftKey) redo(); else undo();
+    } else if (mod && key === "y") {
+      e.preventDefault();
+      redo();
+    } else if ((e.key === "Delete" || e.key === "Backspace") && !isTextTarget(e.target)) {
+      if (curveView.selected >= 0) {
+        e.preventDefault();
+        curveView.deleteSelected();
+        updateButtons();
+      }
+    } else if (e.key === "Escape" && !isTextTarget(e.target)) {
+      curveView.select(-1);
+    }
+  });
+}
+
+/** Test hooks (see Tests/Browser/README.md): read-only views of the editor's state. */
+function exposeForTests() {
+  window.toneshaperEditor = {
+    get shape() { return cloneShape(state.shape); },
+    get played() { return state.played ? state.played.map((p) => p.slice()) : null; },
+    get waveform() { return state.waveform; },
+    get spectrum() { return state.spectrum; },
+    get history() { return { undo: history.undoStack.length, redo: history.redoStack.length }; },
+    get stats() {
+      return { ...live.stats, analysesSent: analyser.stats.sent, analysesAnswered: analyser.stats.answered,
+        analysesDropped: analyser.stats.dropped };
+    },
+    get ready() { return state.ready; },
+    get revision() { return state.revision; },
+    get analysedRevision() { return state.analysedRevision; },
+    /** True when the shape on screen has been analysed and nothing is waiting. */
+    get settled() { return !analyser.busy && state.analysedRevision === state.revision; },
+    get analysis() { return { ...state.analysis }; },
+    get errors() { return { ...state.errors }; },
+    get note() { return state.note; },
+    get selected() { return curveView.selected; },
+    get lastSave() { return state.lastSave; },
+    get lastExport() { return state.lastExport; },
+    get info() { return state.info; },
+    /** The curve view's plot rectangle (CSS px from the canvas's top-left) and axes. */
+    view() { return curveView.mapping(); },
+  };
+}
+
+async function start() {
+  wire();
+  exposeForTests();
+  try {
+    state.info = await api.getInfo();
+  } catch (error) {
+    state.info = { waves: DEFAULT_WAVES, envelopes: DEFAULT_ENVELOPES, initial: null };
+    showServerError(error.message, "(request)");
+  }
+  const waves = state.info.waves?.length ? state.info.waves : DEFAULT_WAVES;
+  const envelopes = state.info.envelopes?.length ? state.info.envelopes : DEFAULT_ENVELOPES;
+  controls.setOptions("wave", waves.map((w) => ({ value: w, label: w })));
+  controls.setOptions("envelope.kind", envelopes.map((k) => ({ value: k, label: k })));
+  live.preferredRate = state.info.sampleRate;
+  if (state.info.userLibrary) $("[data-testid='user-library']").textContent = state.info.userLibrary;
+
+  try {
+    await refreshShapes();
+  } catch (error) {
+    showServerError(error.message, "(request)");
+  }
+  // "initial" names the shape to open (docs/editor-api.md); a server that answers the shape
+  // itself (with "initialName"), e.g. for `edit FILE.json`, is taken at its word.
+  const initial = state.info.initial;
+  if (initial && typeof initial === "object") {
+    startWith(normalizeShape(initial), state.info.initialName || initial.name);
+  } else if (typeof initial === "string" && initial) {
+    await openShape(initial, { resetHistory: true });
+  } else if (state.shapes.length) {
+    await openShape(state.shapes[0].name, { resetHistory: true });
+  } else {
+    startWith(state.shape, null);
+  }
+}
+
+/** Opens a shape the page already has, as the start of the history. */
+function startWith(shape, name) {
+  setNote(Number.isInteger(shape.rootNote) ? shape.rootNote : state.note, { send: false, analyse: false });
+  history.reset(shape);
+  showShape(shape);
+  const select = $("[data-testid='shape-select']");
+  select.value = name && state.shapes.some((s) => s.name === name) ? name : "";
+  if (name) status(`Opened ${name}.`);
+}
+
+start();
