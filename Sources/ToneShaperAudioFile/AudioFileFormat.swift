@@ -1,3 +1,4 @@
+import Foundation
 import CSndFile
 
 /// The file formats ToneShaper records to: the ones a musician asks for, not every libsndfile mode.
@@ -75,6 +76,37 @@ public enum AudioFileFormat: String, CaseIterable, Sendable, CustomStringConvert
         case .flac16, .flac24: return "flac"
         case .oggVorbis: return "ogg"
         }
+    }
+
+    /// Bytes per second of stereo at `sampleRate` a file of this format takes at most (PCM sizes;
+    /// FLAC never exceeds them by more than its framing, Vorbis at quality 0.6 stays far below).
+    public func estimatedBytesPerSecond(sampleRate: Int, channels: Int) -> Double {
+        let pcm = Double(sampleRate * channels)
+        switch self {
+        case .wav16: return pcm * 2
+        case .wav24: return pcm * 3
+        case .wav32Float: return pcm * 4
+        case .flac16: return pcm * 2 * 1.02
+        case .flac24: return pcm * 3 * 1.02
+        case .oggVorbis: return 32_000  // ~256 kbit/s, above quality 0.6's usual rate
+        }
+    }
+
+    /// What writing `frames` to `path` would lack, when the estimate is more than the free space
+    /// of its folder's file system (nil when it fits, or when the folder cannot be asked: the
+    /// writer then says what is wrong). `freeBytes` stands in for the file system's answer.
+    public func shortfall(writing frames: Int, sampleRate: Int, channels: Int, to path: String,
+                          freeBytes: Double? = nil) -> (needed: Double, free: Double, folder: String)? {
+        let needed = Double(frames) / Double(sampleRate) * estimatedBytesPerSecond(sampleRate: sampleRate, channels: channels)
+        let folder = URL(fileURLWithPath: path).standardizedFileURL.deletingLastPathComponent().path
+        var free = freeBytes
+        if free == nil {
+            var stats = statvfs()
+            guard statvfs(folder, &stats) == 0 else { return nil }
+            free = Double(stats.f_bavail) * Double(stats.f_frsize)
+        }
+        guard let free, needed > free else { return nil }
+        return (needed, free, folder)
     }
 
     /// True for formats that store samples exactly up to their bit depth (everything but Vorbis).

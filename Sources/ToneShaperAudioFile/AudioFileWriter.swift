@@ -87,6 +87,14 @@ public final class AudioFileWriter {
         }
     }
 
+    /// Rewrites the header for the frames written so far (WAV's chunk sizes), so a file cut off
+    /// before `close()` still reads back up to here. Costs a seek and a small write; call it now and
+    /// then, not per block. Formats whose header libsndfile cannot rewrite mid-stream ignore it.
+    public func updateHeader() {
+        guard let handle else { return }
+        _ = sf_command(handle, Int32(SFC_UPDATE_HEADER_NOW), nil, 0)
+    }
+
     /// Convenience for arrays.
     public func write(interleaved: [Float]) throws {
         try interleaved.withUnsafeBufferPointer { try write(interleaved: $0) }

@@ -18,6 +18,8 @@ final class DiskDrain: @unchecked Sendable {
     private let exited = DispatchSemaphore(value: 0)
     /// Set on the disk thread only; read by `join()`'s caller after the thread has exited.
     private var failure: (any Error)?
+    /// Frames the file's header last accounted for (disk thread only).
+    private var headerFrames = 0
 
     init(ring: SPSCRing<Float>, writer: AudioFileWriter, chunkFrames: Int = 4096) {
         self.ring = ring
@@ -55,6 +57,12 @@ final class DiskDrain: @unchecked Sendable {
             if count > 0 {
                 do {
                     try writer.write(interleaved: UnsafeBufferPointer(rebasing: chunk[0..<count]))
+                    // Once a second of audio, the header is rewritten for what is on disk: a take
+                    // cut off by SIGKILL, a crash or a power cut still reads back, less at most a second.
+                    if writer.framesWritten - headerFrames >= writer.sampleRate {
+                        headerFrames = writer.framesWritten
+                        writer.updateHeader()
+                    }
                 } catch {
                     // Stop writing: the file is broken. The ring then fills and the audio side
                     // counts drops; `finish()` reports this error.

@@ -148,6 +148,11 @@ public final class EditorServer: Sendable {
                 let shape = try await Self.shape(from: request, context: context)
                 let note = try Self.integer(request, "note", default: shape.rootNote, in: 0...127)
                 let cycles = try Self.integer(request, "cycles", default: 1, in: 1...1000)
+                // The file is built in memory to be sent: ten minutes of audio at most.
+                guard Double(cycles) * shape.duration <= ShapeExporter.longestExport else {
+                    throw EditorError("cycles = \(cycles): \(cycles) × \(shape.duration) s is longer than the \(Int(ShapeExporter.longestExport)) s an export may last",
+                                      field: "cycles")
+                }
                 let name = request.uri.queryParameters.get("format") ?? "wav"
                 guard let format = AudioFileFormat(exportName: name) else {
                     throw EditorError("format '\(name)' must be wav, flac or ogg", field: "format")

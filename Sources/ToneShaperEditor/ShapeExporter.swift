@@ -5,6 +5,9 @@ import ToneShaperCore
 /// The editor's Export: N cycles of the shape at a note, written by libsndfile exactly as
 /// `toneshaper render-shape` writes them, handed back as the file's bytes.
 enum ShapeExporter {
+    /// Seconds of audio an export may hold (it is answered from memory): 10 minutes, ≈ 115 MB of WAV.
+    static let longestExport = 600.0
+
     static func export(_ shape: Shape, cycles: Int, note: Int, format: AudioFileFormat, sampleRate: Int) throws -> [UInt8] {
         let engine = try ShapeExport.engine(for: shape, sampleRate: Double(sampleRate))
         let (messages, frames) = ShapeExport.performance(of: shape, cycles: cycles, note: UInt8(note), sampleRate: Double(sampleRate))

@@ -36,7 +36,7 @@ public struct EventScript: Equatable, Sendable {
 
     public static func parse(_ text: String, source: String = "stdin") throws(EventScriptError) -> EventScript {
         var parsed: [Event] = []
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let line = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
             var words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).map(String.init)
             if words.isEmpty { continue }

@@ -15,7 +15,7 @@ struct AudioOutputOptions: ParsableArguments {
     @Option(name: .long, help: "Sample rate in Hz.")
     var rate: Int = 48_000
 
-    @Option(name: .long, help: "Master gain in dB applied to the mix before the hard clip at 0 dBFS.")
+    @Option(name: .long, parsing: .unconditional, help: "Master gain in dB applied to the mix before the hard clip at 0 dBFS.")
     var gain: Double = -6
 
     /// The master gain as a linear factor.
@@ -30,6 +30,7 @@ struct AudioOutputOptions: ParsableArguments {
     func write(_ renderer: OfflineRenderer, messages: [TimedMIDIMessage], frames: Int,
                progressLabel: String? = nil) throws {
         let fileFormat = try AudioFileFormat(path: output, explicit: format)
+        try LengthLimit.checkSpace(for: output, format: fileFormat, frames: frames, rate: rate)
         let writer = try AudioFileWriter(path: output, format: fileFormat, sampleRate: rate, channels: 2)
         var peak: Float = 0
         let bar = progressLabel.map { ProgressBar(label: $0) }

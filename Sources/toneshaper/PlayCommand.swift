@@ -34,7 +34,9 @@ struct PlayCommand: ParsableCommand {
 
     @OptionGroup var instrument: InstrumentOptions
 
-    @Option(name: .long, help: "Master gain in dB applied to the mix before the hard clip at 0 dBFS.")
+    @OptionGroup var limit: LengthLimit
+
+    @Option(name: .long, parsing: .unconditional, help: "Master gain in dB applied to the mix before the hard clip at 0 dBFS.")
     var gain: Double = -6
 
     @Option(name: .long, help: "Record what is played to this audio file (.wav, .flac, .ogg).")
@@ -49,7 +51,7 @@ struct PlayCommand: ParsableCommand {
     @Option(name: .customLong("midi-in"), help: "Play this .mid file, or an event script from stdin with '-', instead of the sequencer.")
     var midiIn: String?
 
-    @Option(name: .long, help: "With --midi-in: seconds played after the last event, for releases and echoes.")
+    @Option(name: .long, parsing: .unconditional, help: "With --midi-in: seconds played after the last event, for releases and echoes.")
     var tail: Double = 2
 
     func validate() throws {
@@ -79,7 +81,7 @@ struct PlayCommand: ParsableCommand {
         let endFrame: Int64?
         if let performance {
             // Same length as `toneshaper render` of the same file, so the two can be compared frame for frame.
-            let frames = Int64(max(1, Int((performance.durationSeconds + tail) * sampleRate)))
+            let frames = Int64(try limit.frames(seconds: performance.durationSeconds + tail, rate: pcm.sampleRate, what: performance.name))
             source = .performance(performance.timedMessages(sampleRate: sampleRate), endFrame: frames)
             endFrame = frames
         } else {
@@ -123,10 +125,12 @@ struct PlayCommand: ParsableCommand {
         var midiLine: String?
         if let recordMIDI {
             let bytes = summary.midiFile(sampleRate: sampleRate)
-            if FileManager.default.createFile(atPath: recordMIDI, contents: Data(bytes)) {
+            do {
+                try Data(bytes).write(to: URL(fileURLWithPath: recordMIDI))
                 midiLine = "wrote \(recordMIDI) (\(summary.playedMIDI.count) events)"
-            } else {
-                failures.append("\(recordMIDI): cannot be written")
+            } catch {
+                let reason = (error as NSError).userInfo[NSUnderlyingErrorKey].map { "\($0)" } ?? error.localizedDescription
+                failures.append("\(recordMIDI): cannot be written (\(reason)); the MIDI take (\(summary.playedMIDI.count) events) is lost")
             }
         }
         let frames = min(summary.framesRendered, endFrame ?? .max)
@@ -149,6 +153,8 @@ struct PlayCommand: ParsableCommand {
         if let error = summary.recordingError { failures.insert("\(error)", at: 0) }
         if let error = summary.midiFailure { failures.insert("\(error)", at: 0) }
         if let error = summary.audioFailure { failures.insert("\(error)", at: 0) }
+        // Every failure is said, one line each; the first is the exit's.
+        for other in failures.dropFirst() { Console.error("toneshaper: \(other)") }
         if let first = failures.first { throw CLIError(first) }
     }
 }

@@ -19,10 +19,12 @@ struct RenderCommand: ParsableCommand {
 
     @OptionGroup var instrument: InstrumentOptions
 
-    @Option(name: .long, help: "Seconds rendered after the last event, for releases and echoes.")
+    @Option(name: .long, parsing: .unconditional, help: "Seconds rendered after the last event, for releases and echoes.")
     var tail: Double = 2
 
     @OptionGroup var audio: AudioOutputOptions
+
+    @OptionGroup var limit: LengthLimit
 
     func validate() throws {
         guard tail >= 0, tail <= 600 else { throw ValidationError("--tail \(tail) must be 0...600 seconds") }
@@ -30,19 +32,23 @@ struct RenderCommand: ParsableCommand {
 
     func run() throws {
         let setup = try instrument.load()
+        if URL(fileURLWithPath: audio.output).standardizedFileURL.resolvingSymlinksInPath()
+            == URL(fileURLWithPath: midiFile).standardizedFileURL.resolvingSymlinksInPath() {
+            throw CLIError("\(audio.output): is the MIDI file being rendered; choose another output")
+        }
         guard let data = FileManager.default.contents(atPath: midiFile) else {
             throw CLIError("\(midiFile): cannot be read")
         }
         let file: MIDIFile
         do { file = try MIDIFile.parse([UInt8](data)) } catch { throw CLIError("\(midiFile): \(error)") }
+        let frames = try limit.frames(seconds: file.durationSeconds + tail, rate: audio.rate, what: midiFile)
         var messages = file.timedMessages(sampleRate: Double(audio.rate))
         if setup.ignoresProgramChanges {
             messages.removeAll { if case .programChange = $0.message { return true } else { return false } }
         }
         let config = setup.configuration(sampleRate: Double(audio.rate), voices: instrument.voices, masterGain: audio.linearGain)
         let engine = Engine(library: setup.library, configuration: config, controllerMap: setup.controllerMap)
-        let frames = Int((file.durationSeconds + tail) * Double(audio.rate))
-        try audio.write(OfflineRenderer(engine: engine), messages: messages, frames: max(1, frames),
+        try audio.write(OfflineRenderer(engine: engine), messages: messages, frames: frames,
                         progressLabel: "rendering")
     }
 }

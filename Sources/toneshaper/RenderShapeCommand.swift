@@ -20,6 +20,8 @@ struct RenderShapeCommand: ParsableCommand {
 
     @OptionGroup var audio: AudioOutputOptions
 
+    @OptionGroup var limit: LengthLimit
+
     func validate() throws {
         guard (1...10_000).contains(cycles) else { throw ValidationError("--cycles \(cycles) must be 1...10000") }
         if let note, !(0...127).contains(note) { throw ValidationError("--note \(note) must be a MIDI note 0...127") }
@@ -28,6 +30,8 @@ struct RenderShapeCommand: ParsableCommand {
 
     func run() throws {
         let shape = try Resources.shape(preset)
+        _ = try limit.frames(seconds: Double(cycles) * shape.duration + shape.release, rate: audio.rate,
+                             what: "\(cycles) cycles of '\(shape.name)'")
         let engine = try ShapeExport.engine(for: shape, sampleRate: Double(audio.rate), masterGain: audio.linearGain)
         let (messages, frames) = ShapeExport.performance(
             of: shape, cycles: cycles, note: UInt8(note ?? shape.rootNote), velocity: UInt8(velocity),

@@ -24,7 +24,12 @@ struct ToneShaperCommand: ParsableCommand {
                 exit(withError: error)  // --help and --version print normally
             }
             let message = message(for: error)
-            let oneLine = message.split(separator: "\n").first.map(String.init) ?? message
+            // A usage error's first line is the error (the rest is usage help); the program's own
+            // errors are one line by design, so a newline in them is part of a value (a file
+            // name) and is shown escaped rather than cutting the line.
+            let oneLine = code == .validationFailure
+                ? message.split(separator: "\n").first.map(String.init) ?? message
+                : message.replacingOccurrences(of: "\r", with: "\\r").replacingOccurrences(of: "\n", with: "\\n")
             FileHandle.standardError.write(Data("toneshaper: \(oneLine)\n".utf8))
             Foundation.exit(code == .success ? 1 : code.rawValue)
         }

@@ -4,6 +4,20 @@ import ToneShaperAudioFile
 
 @Suite("Audio file errors")
 struct AudioFileErrorTests {
+    @Test("a file estimated larger than the free space is caught before writing; one that fits is not")
+    func shortfall() {
+        // An hour of stereo WAV 16-bit at 48 kHz is 691.2 MB.
+        let hour = 3600 * 48_000
+        let lacking = AudioFileFormat.wav16.shortfall(writing: hour, sampleRate: 48_000, channels: 2, to: "/data/x.wav", freeBytes: 500e6)
+        #expect(lacking?.needed == 691_200_000)
+        #expect(lacking?.free == 500e6)
+        #expect(lacking?.folder == "/data")
+        #expect(AudioFileFormat.wav16.shortfall(writing: hour, sampleRate: 48_000, channels: 2, to: "/data/x.wav", freeBytes: 700e6) == nil)
+        #expect(AudioFileFormat.wav32Float.shortfall(writing: hour, sampleRate: 48_000, channels: 2, to: "/data/x.wav", freeBytes: 700e6) != nil)
+        // The real file system of the temporary folder holds a second of audio.
+        #expect(AudioFileFormat.flac24.shortfall(writing: 48_000, sampleRate: 48_000, channels: 2, to: NSTemporaryDirectory() + "/x.flac") == nil)
+    }
+
     @Test("an unwritable path fails at open with the path and libsndfile's reason")
     func unwritablePath() throws {
         try withTemporaryDirectory { dir in

@@ -30,6 +30,14 @@ struct ControllerMapTests {
         #expect(map.assignment(channel: 5, controller: 100)?.parameter == .duration)  // line 39,999
     }
 
+    @Test("a map written with CRLF line ends reads as the same map")
+    func crlf() throws {
+        let unix = "cc 21 amplitude 0 1\ncc 22 fidelity 1 2000 exponential channel 3\n"
+        let windows = try ControllerMapFile.parse(unix.replacingOccurrences(of: "\n", with: "\r\n"))
+        #expect(windows.assignments == (try ControllerMapFile.parse(unix)).assignments)
+        #expect(windows.assignments.count == 2)
+    }
+
     @Test("a channel line wins over an any-channel line for its channel only; curves spread the range")
     func channelsAndCurves() throws {
         let map = try ControllerMapFile.parse("""

@@ -111,5 +111,10 @@ struct EditorAPITests {
             #expect(abs(low - 220) < 0.5 && abs(high - 440) < 0.5, "pass \(pass): \(low) Hz, \(high) Hz")
         }
         #expect(try await editor.json("POST", "/api/export?format=mp3", body: ShapeFile.encode(shape)).object["field"] as? String == "format")
+        var long = shape
+        long.duration = 600
+        let tooLong = try await editor.json("POST", "/api/export?cycles=2", body: ShapeFile.encode(long))
+        #expect(tooLong.status == 422)
+        #expect(tooLong.object["error"] as? String == "cycles = 2: 2 × 600.0 s is longer than the 600 s an export may last")
     }
 }

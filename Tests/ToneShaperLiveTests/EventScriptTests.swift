@@ -33,6 +33,15 @@ struct EventScriptTests {
         #expect(script.durationSeconds == 3)
     }
 
+    @Test("a script written with CRLF line ends reads as the same events")
+    func crlf() throws {
+        let unix = "0.5 on 60 100\n1.0 off 60\n1.2 cc 74 30 ch=2\n"
+        let windows = unix.replacingOccurrences(of: "\n", with: "\r\n")
+        #expect(try EventScript.parse(windows, source: "crlf").timedMessages(sampleRate: 48_000)
+                == EventScript.parse(unix, source: "lf").timedMessages(sampleRate: 48_000))
+        #expect(try EventScript.parse(windows, source: "crlf").timedMessages(sampleRate: 48_000).count == 3)
+    }
+
     @Test("events are put in time order; equal times keep the order they were written in")
     func sorted() throws {
         let script = try EventScript.parse("1 off 60\n0.5 on 60\n1 on 62\n")

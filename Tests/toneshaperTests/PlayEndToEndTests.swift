@@ -149,3 +149,36 @@ struct PlayEndToEndTests {
         #expect(file.samples.contains { $0 != 0 })
     }
 }
+
+@Suite("A take survives any stop")
+struct TakeSurvivesTests {
+    @Test("play killed with SIGKILL mid-recording leaves a WAV that reads back, short of what is on disk by at most a second")
+    func sigkill() throws {
+        let work = try Workspace()
+        defer { work.remove() }
+        // Ten minutes of notes: the capture device does not pace, so the take grows fast until killed.
+        var script = ""
+        for i in 0..<600 { script += "\(i) on \(48 + i % 24) 100\n\(Double(i) + 0.5) off \(48 + i % 24)\n" }
+        let play = try work.start(["play", "--midi-in", "-", "--device", "capture", "--no-realtime",
+                                   "--record", "take.wav"], stdin: script)
+        play.waitForFirstLine()
+        let path = work.path("take.wav")
+        var size = 0
+        for _ in 0..<400 {  // until a few seconds of audio are on disk (at most 20 s)
+            size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+            if size > 5 * 48_000 * 4 { break }
+            usleep(50_000)
+        }
+        kill(play.process.processIdentifier, SIGKILL)
+        let result = play.finish()
+        #expect(result.reason == .uncaughtSignal)
+        size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        try #require(size > 5 * 48_000 * 4, "only \(size) bytes were recorded before the kill")
+        let take = try AudioFileReader.read(path: path)
+        let onDisk = (size - 44) / 4  // 16-bit stereo after a 44-byte header
+        #expect(take.sampleRate == 48_000 && take.channels == 2)
+        #expect(take.frames <= onDisk)
+        #expect(onDisk - take.frames <= 48_000 + 4096, "the header says \(take.frames) frames, \(onDisk) are on disk")
+        #expect(take.samples.contains { $0 != 0 })
+    }
+}

@@ -92,3 +92,50 @@ struct RenderEndToEndTests {
         #expect(file.frames == 3 * 44_100 + Int((0.08 + 1) * 44_100))
     }
 }
+
+@Suite("No runaway work: what would never end is refused before it starts")
+struct RunawayTests {
+    /// 40 bytes: division 1, the slowest tempo, one note after a delta of 0x0FFFFFFF ticks (~143 years).
+    static let centuries: [UInt8] = Array("MThd".utf8) + [0, 0, 0, 6, 0, 0, 0, 1, 0, 1] + Array("MTrk".utf8) + [0, 0, 0, 18,
+        0x00, 0xFF, 0x51, 0x03, 0xFF, 0xFF, 0xFF,
+        0xFF, 0xFF, 0xFF, 0x7F, 0x90, 60, 100,
+        0x00, 0xFF, 0x2F, 0x00]
+
+    @Test("a MIDI file lasting centuries is one line naming its length; --max-length raises the limit; nothing is written")
+    func longPerformance() throws {
+        let work = try Workspace()
+        defer { work.remove() }
+        #expect(Self.centuries.count == 40)
+        try Data(Self.centuries).write(to: URL(fileURLWithPath: work.path("long.mid")))
+        for command in [["render", "long.mid", "-o", "x.wav"],
+                        ["play", "--midi-in", "long.mid", "--device", "capture", "--no-realtime"]] {
+            let r = try work.run(command)
+            #expect(r.status != 0)
+            #expect(r.stderr.hasPrefix("toneshaper: long.mid lasts 143 years, longer than the 24 h limit (raise it with --max-length HOURS)"), "\(r.stderr)")
+            #expect(r.stderr.split(separator: "\n").count == 1)
+        }
+        #expect(!FileManager.default.fileExists(atPath: work.path("x.wav")))
+        let shape = try work.run(["render-shape", "drone", "-o", "y.wav", "--cycles", "10000", "--max-length", "1"])
+        #expect(shape.stderr.hasPrefix("toneshaper: 10000 cycles of 'drone' lasts"), "\(shape.stderr)")
+        #expect(shape.stderr.contains("longer than the 1 h limit"))
+    }
+
+    @Test("rendering onto the MIDI file itself is refused")
+    func outputChecks() throws {
+        let work = try Workspace()
+        defer { work.remove() }
+        let self1 = try work.run(["render", RenderEndToEndTests.demo, "-o", RenderEndToEndTests.demo, "--format", "wav"])
+        #expect(self1.status != 0)
+        #expect(self1.stderr == "toneshaper: \(RenderEndToEndTests.demo): is the MIDI file being rendered; choose another output\n")
+    }
+
+    @Test("negative values reach their own check instead of looking like options")
+    func negativeValues() throws {
+        let work = try Workspace()
+        defer { work.remove() }
+        let tail = try work.run(["render", RenderEndToEndTests.demo, "-o", "x.wav", "--tail", "-1"])
+        #expect(tail.stderr == "toneshaper: --tail -1.0 must be 0...600 seconds\n")
+        let gain = try work.run(["render-shape", "drone", "-o", "quiet.wav", "--gain", "-20"])
+        #expect(gain.status == 0, "\(gain.stderr)")
+    }
+}

@@ -19,7 +19,7 @@ public enum ControllerMapFile {
 
     public static func parse(_ text: String, file: String = "(mapping)") throws(MappingError) -> ControllerMap {
         var assignments: [ControllerAssignment] = []
-        for (i, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (i, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let lineNumber = i + 1
             func fail(_ message: String) -> MappingError { MappingError(file: file, line: lineNumber, message: message) }
             let line = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""

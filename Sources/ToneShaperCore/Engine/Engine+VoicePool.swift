@@ -1,6 +1,6 @@
 /// The voice pool: starting, stealing, releasing and freeing voices.
 extension Engine {
-    /// Velocity to gain: square law, so velocity 64 is about −6 dB and 32 about −12 dB.
+    /// Velocity to gain: square law (the DLS / GM convention), so velocity 64 is about −12 dB and 32 about −24 dB.
     @inline(__always) static func velocityGain(_ velocity: UInt8) -> Double {
         let v = Double(min(velocity, 127)) / 127
         return v * v
