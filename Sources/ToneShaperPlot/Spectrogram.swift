@@ -20,35 +20,97 @@ public struct Spectrogram: Sendable {
     public static let silence: Float = -200
 
     public init(samples: [Float], sampleRate: Double, fftSize: Int = 2048, overlap: Double = 0.75) {
+        var offset = 0
+        self.init(sampleRate: sampleRate, fftSize: fftSize, overlap: overlap) { chunk in
+            let n = min(chunk.count, samples.count - offset)
+            for i in 0..<n { chunk[i] = samples[offset + i] }
+            offset += n
+            return n
+        }
+    }
+
+    /// Analyses samples as `read` delivers them (it fills the buffer and returns how many it put
+    /// there, 0 at the end), holding only one FFT window of them: a file of any length is streamed.
+    /// The frames kept are at most `maxFrames`: when there would be more, neighbours are merged
+    /// (each bin keeps the louder level), so the hop doubles and memory stays bounded while a
+    /// short sound still shows. With the default, every frame is kept.
+    public init(sampleRate: Double, fftSize: Int = 2048, overlap: Double = 0.75, maxFrames: Int = .max,
+                read: (UnsafeMutableBufferPointer<Float>) throws -> Int) rethrows {
         precondition(sampleRate > 0)
         precondition(overlap >= 0 && overlap < 1, "overlap must be in [0, 1)")
+        precondition(maxFrames >= 2)
+        let maxFrames = maxFrames == .max ? maxFrames : maxFrames & ~1  // merged in pairs
         let fft = RealFFT(size: fftSize)
         self.fftSize = fftSize
         self.sampleRate = sampleRate
-        hop = max(1, Int((Double(fftSize) * (1 - overlap)).rounded()))
-        sampleCount = samples.count
-        frameCount = samples.count / hop + 1
-        binCount = fftSize / 2 + 1
+        let baseHop = max(1, Int((Double(fftSize) * (1 - overlap)).rounded()))
+        let binCount = fftSize / 2 + 1
+        self.binCount = binCount
         let window = (0..<fftSize).map { 0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(fftSize)) }
         let gain = 2 / window.reduce(0, +)
-        var levels = [Float](repeating: Self.silence, count: frameCount * binCount)
+        let floorPower = pow(10, Double(Self.silence) / 10)
         var frame = [Double](repeating: 0, count: fftSize)
         var re = [Double](repeating: 0, count: binCount), im = [Double](repeating: 0, count: binCount)
-        let floorPower = pow(10, Double(Self.silence) / 10)
-        for f in 0..<frameCount {
-            let first = f * hop - fftSize / 2
-            for n in 0..<fftSize {
-                let i = first + n
-                frame[n] = i >= 0 && i < samples.count ? Double(samples[i]) * window[n] : 0
+        var levels: [Float] = []
+        var columns = 0, framesPerColumn = 1
+
+        /// Samples from absolute index `base` on: only what the next frames still need.
+        var pending: [Float] = []
+        var base = 0
+        var total = 0
+        let chunk = UnsafeMutableBufferPointer<Float>.allocate(capacity: 8192)
+        defer { chunk.deallocate() }
+        var next = 0  // the next frame to compute; frame f is centred on sample f·hop
+        var ended = false
+        while true {
+            let got = ended ? 0 : try read(chunk)
+            if got > 0 {
+                pending.append(contentsOf: chunk[0..<got])
+                total += got
+            } else {
+                ended = true
             }
-            frame.withUnsafeBufferPointer { x in
-                re.withUnsafeMutableBufferPointer { r in im.withUnsafeMutableBufferPointer { fft.transform(x, re: r, im: $0) } }
+            // Every frame whose window is complete (or, at the end, every frame up to total/hop).
+            while ended ? next <= total / baseHop : next * baseHop + fftSize / 2 <= total {
+                let first = next * baseHop - fftSize / 2
+                for n in 0..<fftSize {
+                    let i = first + n
+                    frame[n] = i >= base && i < total ? Double(pending[i - base]) * window[n] : 0
+                }
+                frame.withUnsafeBufferPointer { x in
+                    re.withUnsafeMutableBufferPointer { r in im.withUnsafeMutableBufferPointer { fft.transform(x, re: r, im: $0) } }
+                }
+                if next % framesPerColumn == 0 && next / framesPerColumn == maxFrames {
+                    // Full: merge neighbouring columns; the hop doubles.
+                    for c in 0..<(columns / 2) {
+                        for k in 0..<binCount { levels[c * binCount + k] = max(levels[2 * c * binCount + k], levels[(2 * c + 1) * binCount + k]) }
+                    }
+                    columns /= 2
+                    levels.removeLast(levels.count - columns * binCount)
+                    framesPerColumn *= 2
+                }
+                let startsColumn = next % framesPerColumn == 0
+                if startsColumn { levels.append(contentsOf: repeatElement(Self.silence, count: binCount)); columns += 1 }
+                let row = (columns - 1) * binCount
+                for k in 0..<binCount {
+                    let power = (re[k] * re[k] + im[k] * im[k]) * gain * gain
+                    let level = Float(10 * log10(max(power, floorPower)))
+                    levels[row + k] = startsColumn ? level : max(levels[row + k], level)
+                }
+                next += 1
+                // Samples before the next frame's window are no longer needed.
+                let keepFrom = next * baseHop - fftSize / 2
+                if keepFrom > base {
+                    let drop = min(keepFrom - base, pending.count)
+                    pending.removeFirst(drop)
+                    base += drop
+                }
             }
-            for k in 0..<binCount {
-                let power = (re[k] * re[k] + im[k] * im[k]) * gain * gain
-                levels[f * binCount + k] = Float(10 * log10(max(power, floorPower)))
-            }
+            if ended { break }
         }
+        hop = baseHop * framesPerColumn
+        sampleCount = total
+        frameCount = columns
         self.levels = levels
     }
 

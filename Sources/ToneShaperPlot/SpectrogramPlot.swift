@@ -26,17 +26,22 @@ public enum SpectrogramPlot {
     public static func mixToMono(_ interleaved: [Float], channels: Int) -> [Float] {
         precondition(channels >= 1)
         if channels == 1 { return interleaved }
-        let frames = interleaved.count / channels
-        var mono = [Float](repeating: 0, count: frames)
-        let scale = 1 / Float(channels)
-        interleaved.withUnsafeBufferPointer { s in
-            for f in 0..<frames {
-                var sum: Float = 0
-                for c in 0..<channels { sum += s[f * channels + c] }
-                mono[f] = sum * scale
-            }
-        }
+        var mono = [Float](repeating: 0, count: interleaved.count / channels)
+        interleaved.withUnsafeBufferPointer { s in mono.withUnsafeMutableBufferPointer { mixToMono(s, channels: channels, into: $0) } }
         return mono
+    }
+
+    /// The same, for a block streamed from a file: `mono` gets one sample per whole frame.
+    public static func mixToMono(_ interleaved: UnsafeBufferPointer<Float>, channels: Int, into mono: UnsafeMutableBufferPointer<Float>) {
+        precondition(channels >= 1)
+        let frames = interleaved.count / channels
+        precondition(mono.count >= frames)
+        let scale = 1 / Float(channels)
+        for f in 0..<frames {
+            var sum: Float = 0
+            for c in 0..<channels { sum += interleaved[f * channels + c] }
+            mono[f] = channels == 1 ? sum : sum * scale
+        }
     }
 
     /// The frequency axis (linear, or logarithmic from `lowestFrequency`) and the matching grid scale.

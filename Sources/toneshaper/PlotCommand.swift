@@ -86,10 +86,17 @@ struct PlotCommand: ParsableCommand {
         let picture: [UInt8]
         let summary: String
         if let spectrum {
-            let audio = try AudioFileReader.read(path: spectrum)
-            guard audio.frames > 0 else { throw CLIError("\(spectrum): holds no audio frames") }
-            let mono = SpectrogramPlot.mixToMono(audio.samples, channels: audio.channels)
-            let analysis = Spectrogram(samples: mono, sampleRate: Double(audio.sampleRate), fftSize: fftSize ?? 2048)
+            // Streamed: one FFT window of the file in memory, at most `maxFrames` spectra kept
+            // (more than any picture's columns), so a file of any length plots in bounded memory.
+            let audio = try AudioFileStream(path: spectrum)
+            let interleaved = UnsafeMutableBufferPointer<Float>.allocate(capacity: 4096 * audio.channels)
+            defer { interleaved.deallocate() }
+            let analysis = try Spectrogram(sampleRate: Double(audio.sampleRate), fftSize: fftSize ?? 2048, maxFrames: 4096) { mono in
+                let frames = try audio.read(into: UnsafeMutableBufferPointer(rebasing: interleaved[0..<(min(mono.count, 4096) * audio.channels)]))
+                SpectrogramPlot.mixToMono(UnsafeBufferPointer(rebasing: interleaved[0..<(frames * audio.channels)]), channels: audio.channels, into: mono)
+                return frames
+            }
+            guard analysis.sampleCount > 0 else { throw CLIError("\(spectrum): holds no audio frames") }
             var options = SpectrogramPlot.Options(title: "spectrogram of \((spectrum as NSString).lastPathComponent)"
                                                   + (audio.channels > 1 ? " (\(audio.channels) channels mixed)" : ""))
             options.logFrequency = logFrequency

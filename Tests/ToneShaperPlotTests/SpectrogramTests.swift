@@ -87,3 +87,50 @@ struct SpectrogramTests {
         #expect(mono == [0.5, 0.5, 0])
     }
 }
+
+@Suite("Spectrograms of long files stream in bounded memory")
+struct StreamingSpectrogramTests {
+    static let rate = 48_000.0
+
+    @Test("streamed in any chunks, the spectrogram equals the one of the whole array")
+    func streamEqualsWhole() throws {
+        let samples = sineWave(1000, amplitude: 0.5, count: 30_001, rate: Self.rate).enumerated().map { $0.element + Float($0.offset % 7) * 1e-3 }
+        let whole = Spectrogram(samples: samples, sampleRate: Self.rate)
+        for chunk in [1, 100, 4096, 8192] {
+            var offset = 0
+            let streamed = Spectrogram(sampleRate: Self.rate) { buffer in
+                let n = min(chunk, buffer.count, samples.count - offset)
+                for i in 0..<n { buffer[i] = samples[offset + i] }
+                offset += n
+                return n
+            }
+            #expect(streamed.frameCount == whole.frameCount && streamed.hop == whole.hop && streamed.sampleCount == whole.sampleCount)
+            #expect(streamed.levels == whole.levels, "chunk \(chunk)")
+        }
+    }
+
+    @Test("past maxFrames neighbouring frames merge (louder level wins): a 5 ms click in a minute still shows, memory stays bounded")
+    func boundedAndClickSurvives() throws {
+        let count = Int(60 * Self.rate)
+        let clickAt = Int(41.3 * Self.rate)
+        var produced = 0
+        let s = Spectrogram(sampleRate: Self.rate, maxFrames: 64) { buffer in
+            let n = min(buffer.count, count - produced)
+            for i in 0..<n {
+                let t = produced + i
+                buffer[i] = (t >= clickAt && t < clickAt + 240) ? Float(sin(2 * Double.pi * 3000 * Double(t) / Self.rate)) * 0.5 : 0
+            }
+            produced += n
+            return n
+        }
+        #expect(s.frameCount <= 64 && s.frameCount >= 32)
+        #expect(s.levels.count == s.frameCount * s.binCount)
+        #expect(s.sampleCount == count)
+        // The frame that covers 41.3 s holds the click at 3 kHz; the frames far from it are silent.
+        let frame = Int(41.3 * Self.rate) / s.hop
+        let peak = s.frequency(ofBin: s.peakBin(frame: frame))
+        #expect(abs(peak - 3000) < 50, "peak \(peak) Hz in frame \(frame) of \(s.frameCount)")
+        #expect(s.level(frame: frame, bin: s.peakBin(frame: frame)) > -40)
+        #expect(s.level(frame: 2, bin: s.peakBin(frame: frame)) < -150)
+    }
+}

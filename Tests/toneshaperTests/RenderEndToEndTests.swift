@@ -139,3 +139,25 @@ struct RunawayTests {
         #expect(gain.status == 0, "\(gain.stderr)")
     }
 }
+
+@Suite("A file's header is only a claim")
+struct LyingHeaderTests {
+    @Test("a FLAC whose STREAMINFO claims 2^33 samples plots (and reads) what is really there, without sizing memory from the claim")
+    func flacClaimingBillions() throws {
+        let work = try Workspace()
+        defer { work.remove() }
+        #expect(try work.run(["render-shape", "siren", "-o", "real.flac"]).status == 0)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: work.path("real.flac"))))
+        // fLaC, a 4-byte block header, then STREAMINFO: total samples are the low 4 bits of its byte 13 and bytes 14...17.
+        #expect(Array(bytes[0..<4]) == Array("fLaC".utf8) && bytes[4] & 0x7F == 0)
+        bytes[8 + 13] = (bytes[8 + 13] & 0xF0) | 0x02
+        for i in 14...17 { bytes[8 + i] = 0 }
+        try Data(bytes).write(to: URL(fileURLWithPath: work.path("lying.flac")))
+        let real = try AudioFileReader.read(path: work.path("real.flac"))
+        let lying = try AudioFileReader.read(path: work.path("lying.flac"))
+        #expect(lying.frames == real.frames)
+        let plot = try work.run(["plot", "--spectrum", "lying.flac", "-o", "s.png"])
+        #expect(plot.status == 0, "\(plot.stderr)")
+        #expect(plot.stdout.contains("spectrogram, \(String(format: "%.2f", Double(real.frames) / 48_000)) s, 48000 Hz"), "\(plot.stdout)")
+    }
+}
