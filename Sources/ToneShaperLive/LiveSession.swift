@@ -112,11 +112,15 @@ public final class LiveSession: @unchecked Sendable {
         if let endFrame { count = Int(max(0, min(Int64(frames), endFrame - start))) }
         let periodEnd = start + Int64(count)
 
+        // The period that reaches the end also takes the events stamped exactly at the end (the
+        // last note-off of a file played with no tail): applied after its last frame, so the
+        // engine and --record-midi see them and no note is left on.
+        let limit = endFrame == periodEnd ? periodEnd + 1 : periodEnd
         var n = 0
         var lastOffset = 0
         while count > 0 && n < eventCapacity {
             if pending == nil { pending = events.pop() }
-            guard let event = pending, event.frame < periodEnd else { break }
+            guard let event = pending, event.frame < limit else { break }
             pending = nil
             var offset = 0
             if event.frame >= start { offset = Int(event.frame - start) } else { late.wrappingAdd(1, ordering: .relaxed) }

@@ -48,6 +48,19 @@ struct PlayEndToEndTests {
         #expect(lines[2] == "wrote take.mid (\(original.count) events)")
     }
 
+    @Test("with --tail 0 the events on the very last frame are still played and recorded: no note is left on in the take")
+    func lastFrameEvents() throws {
+        let work = try Workspace()
+        defer { work.remove() }
+        let r = try work.run(["play", "--midi-in", "-", "--device", "capture", "--no-realtime", "--tail", "0",
+                              "--record-midi", "take.mid"], stdin: "0 on 60 100\n0.25 on 64 90\n0.5 off 60\n0.5 off 64\n")
+        #expect(r.status == 0, "\(r.stderr)")
+        let take = try MIDIFile.parse([UInt8](Data(contentsOf: URL(fileURLWithPath: work.path("take.mid"))))).timedMessages(sampleRate: 48_000)
+        let offs = take.filter { if case .noteOff = $0.message { return true } else { return false } }
+        #expect(offs.count == 2, "\(take)")
+        #expect(offs.allSatisfy { $0.frame == 24_000 })
+    }
+
     @Test("play --presets starts channels on the named presets, as render --presets does; --preset and --presets together are refused")
     func channelPresets() throws {
         let work = try Workspace()
@@ -179,6 +192,29 @@ struct TakeSurvivesTests {
         #expect(take.sampleRate == 48_000 && take.channels == 2)
         #expect(take.frames <= onDisk)
         #expect(onDisk - take.frames <= 48_000 + 4096, "the header says \(take.frames) frames, \(onDisk) are on disk")
+        #expect(take.samples.contains { $0 != 0 })
+    }
+
+    @Test("a FLAC take killed with SIGKILL reads back: its STREAMINFO length is 0, FLAC's 'unknown', and every block on disk decodes")
+    func sigkillFLAC() throws {
+        let work = try Workspace()
+        defer { work.remove() }
+        var script = ""
+        for i in 0..<600 { script += "\(i) on \(48 + i % 24) 100\n\(Double(i) + 0.5) off \(48 + i % 24)\n" }
+        let play = try work.start(["play", "--midi-in", "-", "--device", "capture", "--no-realtime",
+                                   "--record", "take.flac"], stdin: script)
+        play.waitForFirstLine()
+        let path = work.path("take.flac")
+        for _ in 0..<400 {
+            let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int ?? 0
+            if size > 400_000 { break }
+            usleep(50_000)
+        }
+        kill(play.process.processIdentifier, SIGKILL)
+        _ = play.finish()
+        let take = try AudioFileReader.read(path: path)
+        #expect(take.format == .flac16 && take.channels == 2)
+        #expect(take.frames > 2 * 48_000, "\(take.frames) frames")
         #expect(take.samples.contains { $0 != 0 })
     }
 }
