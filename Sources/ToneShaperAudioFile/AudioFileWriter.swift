@@ -1,4 +1,5 @@
 import CSndFile
+import Glibc
 
 /// Writes interleaved float samples to one audio file through libsndfile.
 ///
@@ -79,11 +80,13 @@ public final class AudioFileWriter {
         }
         guard let base = interleaved.baseAddress, !interleaved.isEmpty else { return }
         let frames = interleaved.count / channels
+        errno = 0
         let written = sf_writef_float(handle, base, sf_count_t(frames))
+        let systemError = errno
         if written > 0 { framesWritten += Int(written) }
         guard written == sf_count_t(frames) else {
             throw AudioFileError.writeFailed(
-                path: path, reason: "\(written) of \(frames) frames written: \(sndfileErrorText(handle))")
+                path: path, reason: "\(written) of \(frames) frames written: \(Self.reason(systemError, handle))")
         }
     }
 
@@ -105,10 +108,21 @@ public final class AudioFileWriter {
     public func close() throws {
         guard let handle else { return }
         self.handle = nil
+        errno = 0
         let result = sf_close(handle)
+        let systemError = errno
         guard result == 0 else {
-            throw AudioFileError.closeFailed(path: path, reason: sndfileErrorText(number: result))
+            let reason = Self.storageErrors.contains(systemError) ? String(cString: strerror(systemError)) : sndfileErrorText(number: result)
+            throw AudioFileError.closeFailed(path: path, reason: reason)
         }
+    }
+
+    /// What the disk said, when it said no: libsndfile reports some of these in the codec's own
+    /// words (a full disk under FLAC reads "problem with initialization of the flac decoder").
+    static let storageErrors: Set<Int32> = [ENOSPC, EDQUOT, EFBIG, EIO, EROFS]
+
+    static func reason(_ systemError: Int32, _ handle: OpaquePointer) -> String {
+        storageErrors.contains(systemError) ? String(cString: strerror(systemError)) : sndfileErrorText(handle)
     }
 
     /// False once `close()` has been called.

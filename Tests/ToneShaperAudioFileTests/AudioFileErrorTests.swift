@@ -18,6 +18,22 @@ struct AudioFileErrorTests {
         #expect(AudioFileFormat.flac24.shortfall(writing: 48_000, sampleRate: 48_000, channels: 2, to: NSTemporaryDirectory() + "/x.flac") == nil)
     }
 
+    @Test("a full disk is called a full disk, in every format (FLAC's codec words are not passed on)",
+          arguments: [AudioFileFormat.wav16, .flac16, .flac24, .oggVorbis])
+    func fullDisk(format: AudioFileFormat) throws {
+        // /dev/full accepts the open and fails every write with ENOSPC.
+        var message = ""
+        do {
+            let writer = try AudioFileWriter(path: "/dev/full", format: format, sampleRate: 48_000, channels: 2)
+            let block = [Float](repeating: 0.25, count: 2 * 48_000)
+            try writer.write(interleaved: block)
+            try writer.close()
+        } catch {
+            message = "\(error)"
+        }
+        #expect(message.contains("No space left on device"), "\(format): \(message)")
+    }
+
     @Test("an unwritable path fails at open with the path and libsndfile's reason")
     func unwritablePath() throws {
         try withTemporaryDirectory { dir in
