@@ -7,7 +7,12 @@ import Foundation
 /// centred on a bin reads 0 dBFS (2/Σw corrects the window's coherent gain).
 public struct Spectrogram: Sendable {
     public let fftSize: Int
+    /// Samples between the kept frames (the analysis hop × `merged`).
     public let hop: Int
+    /// Analysis frames merged into each kept frame (1 unless `maxFrames` was reached).
+    public let merged: Int
+    /// Samples between analysed frames.
+    public var analysisHop: Int { hop / merged }
     public let sampleRate: Double
     /// Length of the analysed signal, in samples.
     public let sampleCount: Int
@@ -109,6 +114,7 @@ public struct Spectrogram: Sendable {
             if ended { break }
         }
         hop = baseHop * framesPerColumn
+        merged = framesPerColumn
         sampleCount = total
         frameCount = columns
         self.levels = levels

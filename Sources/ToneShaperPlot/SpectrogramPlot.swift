@@ -60,8 +60,10 @@ public enum SpectrogramPlot {
 
     /// The caption naming the analysis.
     static func analysisCaption(_ spectrogram: Spectrogram) -> String {
-        "\(spectrogram.fftSize)-point Hann FFT, hop \(spectrogram.hop) "
-            + "(\(Int(100 - 100 * Double(spectrogram.hop) / Double(spectrogram.fftSize)))% overlap), \(Int(spectrogram.sampleRate)) Hz"
+        "\(spectrogram.fftSize)-point Hann FFT, hop \(spectrogram.analysisHop) "
+            + "(\(Int(100 - 100 * Double(spectrogram.analysisHop) / Double(spectrogram.fftSize)))% overlap)"
+            + (spectrogram.merged > 1 ? ", \(spectrogram.merged) frames per column (loudest kept)" : "")
+            + ", \(Int(spectrogram.sampleRate)) Hz"
     }
 
     public static func svg(_ spectrogram: Spectrogram, options: Options) -> String {

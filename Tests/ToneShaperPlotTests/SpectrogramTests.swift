@@ -124,6 +124,7 @@ struct StreamingSpectrogramTests {
             return n
         }
         #expect(s.frameCount <= 64 && s.frameCount >= 32)
+        #expect(s.analysisHop == 512 && s.hop == 512 * s.merged && s.merged > 1)
         #expect(s.levels.count == s.frameCount * s.binCount)
         #expect(s.sampleCount == count)
         // The frame that covers 41.3 s holds the click at 3 kHz; the frames far from it are silent.
