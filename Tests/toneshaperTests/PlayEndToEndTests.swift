@@ -165,29 +165,29 @@ struct PlayEndToEndTests {
 
 @Suite("A take survives any stop")
 struct TakeSurvivesTests {
+    /// Starts a recording `play` of ten minutes of notes (the capture device does not pace, so the
+    /// take grows fast), kills it with SIGKILL once the file passes `bytes` (waiting at most 20 s),
+    /// and returns the file's size at the kill.
+    static func killedTake(_ name: String, in work: Workspace, after bytes: Int) throws -> Int {
+        var script = ""
+        for i in 0..<600 { script += "\(i) on \(48 + i % 24) 100\n\(Double(i) + 0.5) off \(48 + i % 24)\n" }
+        let play = try work.start(["play", "--midi-in", "-", "--device", "capture", "--no-realtime", "--record", name], stdin: script)
+        play.waitForFirstLine()
+        func size() -> Int { (try? FileManager.default.attributesOfItem(atPath: work.path(name)))?[.size] as? Int ?? 0 }
+        for _ in 0..<400 where size() <= bytes { usleep(50_000) }
+        kill(play.process.processIdentifier, SIGKILL)
+        let result = play.finish()
+        #expect(result.reason == .uncaughtSignal)
+        try #require(size() > bytes, "only \(size()) bytes were recorded before the kill")
+        return size()
+    }
+
     @Test("play killed with SIGKILL mid-recording leaves a WAV that reads back, short of what is on disk by at most a second")
     func sigkill() throws {
         let work = try Workspace()
         defer { work.remove() }
-        // Ten minutes of notes: the capture device does not pace, so the take grows fast until killed.
-        var script = ""
-        for i in 0..<600 { script += "\(i) on \(48 + i % 24) 100\n\(Double(i) + 0.5) off \(48 + i % 24)\n" }
-        let play = try work.start(["play", "--midi-in", "-", "--device", "capture", "--no-realtime",
-                                   "--record", "take.wav"], stdin: script)
-        play.waitForFirstLine()
-        let path = work.path("take.wav")
-        var size = 0
-        for _ in 0..<400 {  // until a few seconds of audio are on disk (at most 20 s)
-            size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-            if size > 5 * 48_000 * 4 { break }
-            usleep(50_000)
-        }
-        kill(play.process.processIdentifier, SIGKILL)
-        let result = play.finish()
-        #expect(result.reason == .uncaughtSignal)
-        size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-        try #require(size > 5 * 48_000 * 4, "only \(size) bytes were recorded before the kill")
-        let take = try AudioFileReader.read(path: path)
+        let size = try Self.killedTake("take.wav", in: work, after: 5 * 48_000 * 4)
+        let take = try AudioFileReader.read(path: work.path("take.wav"))
         let onDisk = (size - 44) / 4  // 16-bit stereo after a 44-byte header
         #expect(take.sampleRate == 48_000 && take.channels == 2)
         #expect(take.frames <= onDisk)
@@ -199,20 +199,8 @@ struct TakeSurvivesTests {
     func sigkillFLAC() throws {
         let work = try Workspace()
         defer { work.remove() }
-        var script = ""
-        for i in 0..<600 { script += "\(i) on \(48 + i % 24) 100\n\(Double(i) + 0.5) off \(48 + i % 24)\n" }
-        let play = try work.start(["play", "--midi-in", "-", "--device", "capture", "--no-realtime",
-                                   "--record", "take.flac"], stdin: script)
-        play.waitForFirstLine()
-        let path = work.path("take.flac")
-        for _ in 0..<400 {
-            let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int ?? 0
-            if size > 400_000 { break }
-            usleep(50_000)
-        }
-        kill(play.process.processIdentifier, SIGKILL)
-        _ = play.finish()
-        let take = try AudioFileReader.read(path: path)
+        _ = try Self.killedTake("take.flac", in: work, after: 400_000)
+        let take = try AudioFileReader.read(path: work.path("take.flac"))
         #expect(take.format == .flac16 && take.channels == 2)
         #expect(take.frames > 2 * 48_000, "\(take.frames) frames")
         #expect(take.samples.contains { $0 != 0 })
