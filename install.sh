@@ -36,8 +36,8 @@ swift package generate-manual --multi-page >/dev/null
 install -d "$prefix/bin" "$share" "$prefix/share/man/man1" "$prefix/share/bash-completion/completions" \
   "$prefix/share/zsh/site-functions" "$prefix/share/fish/vendor_completions.d"
 install -m 755 "$bin" "$prefix/bin/toneshaper"
-rm -rf "$share/Presets" "$share/Mappings" "$share/Examples" "$share/editor"
-cp -r Presets Mappings Examples "$share/"
+rm -rf "$share/Presets" "$share/Mappings" "$share/Tunings" "$share/Examples" "$share/editor"
+cp -r Presets Mappings Tunings Examples "$share/"
 cp -r Sources/ToneShaperEditor/Page "$share/editor"
 install -m 644 .build/plugins/GenerateManual/outputs/toneshaper/*.1 "$prefix/share/man/man1/"
 "$prefix/bin/toneshaper" --generate-completion-script bash > "$prefix/share/bash-completion/completions/toneshaper"

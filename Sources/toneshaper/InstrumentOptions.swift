@@ -19,9 +19,16 @@ struct InstrumentOptions: ParsableArguments {
     @Option(name: .long, help: "Voices in the pool.")
     var voices: Int = 32
 
+    @Option(name: .long, help: "Scala scale (.scl) the keys are tuned to (see the Tunings folder); default: 12-tone equal temperament.")
+    var tuning: String?
+
+    @Option(name: .long, help: "Scala keyboard mapping (.kbm) for --tuning; default: degree 0 on middle C, one degree per key.")
+    var keymap: String?
+
     func validate() throws {
         guard (1...4096).contains(voices) else { throw ValidationError("--voices \(voices) must be 1...4096") }
         if preset != nil && presets != nil { throw ValidationError("use either --preset or --presets, not both") }
+        if keymap != nil && tuning == nil { throw ValidationError("--keymap maps a scale onto the keys; give --tuning FILE.scl too") }
     }
 
     /// The loaded presets and map and what the options ask of them.
@@ -34,12 +41,14 @@ struct InstrumentOptions: ParsableArguments {
         let programPresets: [Int: Int]
         /// --preset: one preset for everything, so program changes must not switch it.
         let ignoresProgramChanges: Bool
+        let tuning: Tuning
 
         func configuration(sampleRate: Double, voices: Int, masterGain: Double) -> EngineConfiguration {
             var config = EngineConfiguration(sampleRate: sampleRate, voices: voices)
             config.masterGain = masterGain
             if let channelPresets { config.channelPresets = channelPresets }
             config.programPresets = programPresets
+            config.tuning = tuning
             return config
         }
     }
@@ -55,8 +64,12 @@ struct InstrumentOptions: ParsableArguments {
         } else if let presets {
             (channelPresets, programPresets) = try Self.presetMap(presets, shapes: &shapes)
         }
+        var tuning = Tuning.equal
+        if let scale = self.tuning {
+            tuning = Tuning(scale: try ScalaScale.load(path: scale), mapping: try keymap.map { try KeyboardMapping.load(path: $0) })
+        }
         return Instrument(library: try shapes.presetLibrary(), controllerMap: controllerMap, channelPresets: channelPresets,
-                          programPresets: programPresets, ignoresProgramChanges: preset != nil)
+                          programPresets: programPresets, ignoresProgramChanges: preset != nil, tuning: tuning)
     }
 
     /// "1=siren,10=wind,p33=glide-bass" → library index per channel, and per remapped program.

@@ -98,3 +98,23 @@ struct ShapeLibraryEndToEndTests {
         #expect(bad.stderr.hasPrefix("toneshaper: unknown preset 'no-such-shape'"))
     }
 }
+
+@Suite("Microtuning from the command line")
+struct TuningEndToEndTests {
+    @Test("play --tuning a just scale: key E above the root sounds 5/4 of it; a bad scale is one line naming file and line")
+    func justThird() throws {
+        let work = try Workspace()
+        defer { work.remove() }
+        try #"{"name": "c", "duration": 1, "rootNote": 60, "points": [[0, 261.6255653], [1, 261.6255653]], "amplitude": 0.5}"#
+            .write(toFile: work.path("c.json"), atomically: true, encoding: .utf8)
+        let tunings = ProgramRunner.root.appendingPathComponent("Tunings").path
+        let r = try work.run(["play", "--midi-in", "-", "--device", "capture", "--no-realtime", "--tail", "0.1", "--preset", "./c.json",
+                              "--tuning", tunings + "/ji-5-limit-12.scl", "--record", "third.wav"], stdin: "0 on 64 100\n0.8 off 64\n")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(abs(try ShapeLibraryEndToEndTests.frequency(work.path("third.wav")) - 261.6255653 * 5 / 4) < 0.1)
+        try "bad\n 2\n 3/2\n two\n".write(toFile: work.path("bad.scl"), atomically: true, encoding: .utf8)
+        let bad = try work.run(["render", RenderEndToEndTests.demo, "-o", "x.wav", "--tuning", "bad.scl"])
+        #expect(bad.status != 0)
+        #expect(bad.stderr == "toneshaper: bad.scl:4: pitch 'two' is not cents (with a '.') or a ratio a/b of positive whole numbers\n")
+    }
+}

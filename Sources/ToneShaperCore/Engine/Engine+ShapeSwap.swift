@@ -30,7 +30,7 @@ extension Engine {
             v.pointee.terms = info.terms
             v.pointee.envelopeKind = info.envelopeKind
             v.pointee.envelopeDecay = _exp(-info.envelopeRate / sampleRate)
-            v.pointee.noteRatio = _exp2((Double(v.pointee.note) - Double(info.rootNote)) / 12)
+            v.pointee.noteRatio = noteRatio(v.pointee.note, root: info.rootNote)
         }
         return previous
     }

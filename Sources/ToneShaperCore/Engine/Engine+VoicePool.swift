@@ -6,7 +6,14 @@ extension Engine {
         return v * v
     }
 
+    /// The transposition of `note` for a shape drawn at `root`: the tuning's ratio between them.
+    @inline(__always) func noteRatio(_ note: UInt8, root: Int) -> Double {
+        _exp2((keySemitones[Int(note & 127)] - keySemitones[128 + min(max(root, 0), 127)]) / 12)
+    }
+
     func noteOn(part p: Int, note: UInt8, velocity: UInt8) {
+        // A key the tuning leaves unmapped plays nothing (Scala's 'x').
+        guard !keySemitones[Int(note & 127)].isNaN else { return }
         // Same key again on this channel: retrigger that voice (phase continues, no click).
         for i in 0..<voiceCount where voices[i].stage != .idle && voices[i].part == p && voices[i].note == note
             && voices[i].pendingPart < 0 {
@@ -91,7 +98,7 @@ extension Engine {
         v.pointee.terms = part.pointee.terms
         v.pointee.envelopeKind = info.envelopeKind
         v.pointee.envelopeDecay = _exp(-info.envelopeRate / sampleRate)
-        v.pointee.noteRatio = _exp2((Double(note) - Double(info.rootNote)) / 12)
+        v.pointee.noteRatio = noteRatio(note, root: info.rootNote)
         v.pointee.anchor(at: 0, step: slots[slotIndex].du)
         v.pointee.curveLastX = slots[slotIndex].curve.lastX
         v.pointee.curveGeneration = slots[slotIndex].generation

@@ -15,6 +15,10 @@ public final class Engine: @unchecked Sendable {
     let presets: PresetTable
     /// Shapes swapped in by the editor, per preset (nil: the library's own); freed with the engine.
     let installed: UnsafeMutablePointer<ShapeData?>
+    /// Each key's pitch in semitones from the tuning (NaN: unmapped), so a note's ratio is one
+    /// subtraction and one exp2 on the audio thread; entries 128...255 are the same keys as a
+    /// shape's root, where an unmapped key stands where equal temperament would put it.
+    let keySemitones: UnsafeMutablePointer<Double>
     /// Library index each program change selects (−1: none), looked up once at init.
     let programPresets: UnsafeMutablePointer<Int>
     let voices: UnsafeMutablePointer<Voice>
@@ -63,6 +67,11 @@ public final class Engine: @unchecked Sendable {
         presets = table
         installed = .allocate(capacity: max(1, table.count))
         installed.initialize(repeating: nil, count: max(1, table.count))
+        keySemitones = .allocate(capacity: 256)
+        for key in 0..<128 {
+            keySemitones[key] = configuration.tuning.semitones[key] ?? .nan
+            keySemitones[128 + key] = configuration.tuning.semitones[key] ?? Double(key - 60)
+        }
         programPresets = .allocate(capacity: 128)
         for program in 0..<128 {
             let mapped = configuration.programPresets[program].flatMap { (0..<table.count).contains($0) ? $0 : nil }
@@ -115,7 +124,7 @@ public final class Engine: @unchecked Sendable {
         slots.deinitialize(count: slotCount); slots.deallocate(); slotUsers.deallocate()
         parts.deinitialize(count: 16); parts.deallocate()
         voices.deinitialize(count: voiceCount); voices.deallocate()
-        partRatio.deallocate(); programPresets.deallocate(); buses.deallocate(); mixLeft.deallocate(); mixRight.deallocate(); scratch.deallocate(); presets.deallocate()
+        partRatio.deallocate(); programPresets.deallocate(); keySemitones.deallocate(); buses.deallocate(); mixLeft.deallocate(); mixRight.deallocate(); scratch.deallocate(); presets.deallocate()
     }
 
     // MARK: - Rendering

@@ -34,6 +34,9 @@ public struct EngineConfiguration: Sendable {
     public var programPresets: [Int: Int] = [:]
     /// How long a stolen voice takes to fade before its new note starts (no click).
     public var stealFadeSeconds: Double = 0.002
+    /// Which pitch each key plays (equal temperament unless a Scala scale is given); a key the
+    /// tuning leaves unmapped does not sound.
+    public var tuning: Tuning = .equal
     /// Points a shape swapped in while playing may have (`Engine.replaceShape`; the editor asks for
     /// `Shape.maximumPoints`): the slots' curves are allocated for the larger of this and the
     /// library's largest shape.
