@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 import ToneShaperCore
 import ToneShaperLibrary
@@ -19,7 +20,7 @@ struct InstrumentOptions: ParsableArguments {
     @Option(name: .long, help: "Voices in the pool.")
     var voices: Int = 32
 
-    @Option(name: .long, help: "Scala scale (.scl) the keys are tuned to (see the Tunings folder); default: 12-tone equal temperament.")
+    @Option(name: .long, help: "Scala scale (.scl file, or the name of one in the Tunings folder, e.g. 19-edo) the keys are tuned to; default: 12-tone equal temperament.")
     var tuning: String?
 
     @Option(name: .long, help: "Scala keyboard mapping (.kbm) for --tuning; default: degree 0 on middle C, one degree per key.")
@@ -66,10 +67,19 @@ struct InstrumentOptions: ParsableArguments {
         }
         var tuning = Tuning.equal
         if let scale = self.tuning {
-            tuning = Tuning(scale: try ScalaScale.load(path: scale), mapping: try keymap.map { try KeyboardMapping.load(path: $0) })
+            tuning = Tuning(scale: try ScalaScale.load(path: Self.tuningFile(scale, ext: "scl")),
+                            mapping: try keymap.map { try KeyboardMapping.load(path: Self.tuningFile($0, ext: "kbm")) })
         }
         return Instrument(library: try shapes.presetLibrary(), controllerMap: controllerMap, channelPresets: channelPresets,
                           programPresets: programPresets, ignoresProgramChanges: preset != nil, tuning: tuning)
+    }
+
+    /// A tuning file as given, or by name from the shipped Tunings folder ("19-edo" → Tunings/19-edo.scl).
+    static func tuningFile(_ spec: String, ext: String) -> String {
+        guard !spec.contains("/"), !FileManager.default.fileExists(atPath: spec),
+              let folder = try? InstallLayout.folder("Tunings", environment: "TONESHAPER_TUNINGS") else { return spec }
+        let named = folder + "/" + (spec.hasSuffix("." + ext) ? spec : spec + "." + ext)
+        return FileManager.default.fileExists(atPath: named) ? named : spec
     }
 
     /// "1=siren,10=wind,p33=glide-bass" → library index per channel, and per remapped program.

@@ -113,6 +113,11 @@ struct TuningEndToEndTests {
         #expect(r.status == 0, "\(r.stderr)")
         #expect(abs(try ShapeLibraryEndToEndTests.frequency(work.path("third.wav")) - 261.6255653 * 5 / 4) < 0.1)
         try "bad\n 2\n 3/2\n two\n".write(toFile: work.path("bad.scl"), atomically: true, encoding: .utf8)
+        // A shipped tuning by its name alone.
+        let named = try work.run(["play", "--midi-in", "-", "--device", "capture", "--no-realtime", "--tail", "0.1", "--preset", "./c.json",
+                                  "--tuning", "ji-5-limit-12", "--record", "named.wav"], stdin: "0 on 67 100\n0.8 off 67\n")
+        #expect(named.status == 0, "\(named.stderr)")
+        #expect(abs(try ShapeLibraryEndToEndTests.frequency(work.path("named.wav")) - 261.6255653 * 3 / 2) < 0.1)
         let bad = try work.run(["render", RenderEndToEndTests.demo, "-o", "x.wav", "--tuning", "bad.scl"])
         #expect(bad.status != 0)
         #expect(bad.stderr == "toneshaper: bad.scl:4: pitch 'two' is not cents (with a '.') or a ratio a/b of positive whole numbers\n")
