@@ -5,22 +5,28 @@ extension MIDIFile {
     /// format 2 tracks play one after another, each through its own tempo events. Messages at
     /// the same tick keep track order, then file order, so a note-off written before a note-on
     /// of the same key stays before it.
+    ///
+    /// Memory: the result is reserved once at its final size and filled by merging the tracks,
+    /// which are already in tick order, so nothing else grows with the number of events.
     public func timedMessages(sampleRate: Double) -> [TimedMIDIMessage] {
         precondition(sampleRate > 0 && sampleRate.isFinite, "sample rate must be positive")
         let schedule = Schedule(self)
-        var entries: [(group: Int, tick: Int, track: Int, index: Int, message: MIDIMessage)] = []
-        for (trackIndex, track) in tracks.enumerated() {
-            for (index, event) in track.events.enumerated() {
-                if case .channel(let message) = event.kind {
-                    entries.append((schedule.group(ofTrack: trackIndex), event.tick, trackIndex, index, message))
-                }
+        var result: [TimedMIDIMessage] = []
+        result.reserveCapacity(tracks.reduce(0) { $0 + $1.channelMessageCount })
+        func emit(_ tick: Int, _ track: Int, _ message: MIDIMessage) {
+            let seconds = schedule.seconds(atTick: tick, track: track)
+            result.append(TimedMIDIMessage(frame: sampleFrame(atSeconds: seconds, sampleRate: sampleRate), message: message))
+        }
+        if schedule.sequential {
+            for (index, track) in tracks.enumerated() {
+                var cursor = ChannelMessageCursor(track)
+                while let (tick, message) = cursor.next() { emit(tick, index, message) }
             }
+        } else {
+            var merge = TrackMerge(tracks)
+            while let (tick, track, message) = merge.next() { emit(tick, track, message) }
         }
-        entries.sort { ($0.group, $0.tick, $0.track, $0.index) < ($1.group, $1.tick, $1.track, $1.index) }
-        return entries.map { entry in
-            let seconds = schedule.seconds(atTick: entry.tick, track: entry.track)
-            return TimedMIDIMessage(frame: sampleFrame(atSeconds: seconds, sampleRate: sampleRate), message: entry.message)
-        }
+        return result
     }
 
     /// Time of the last event of the performance, End of Track included.
@@ -34,12 +40,99 @@ extension MIDIFile {
     }
 }
 
+/// Walks the channel messages of one track in file order, with their absolute ticks.
+struct ChannelMessageCursor {
+    private let events: [PackedEvent]
+    private var position = 0
+    private var tick = 0
+
+    init(_ track: MIDIFile.Track) { events = track.packed }
+
+    /// Tick of the next channel message, without moving; nil when none is left.
+    mutating func peekTick() -> Int? {
+        while position < events.count {
+            let event = events[position]
+            if event.isChannelMessage { return tick.addingSaturating(Int(event.delta)) }
+            tick = tick.addingSaturating(Int(event.delta))
+            position += 1
+        }
+        return nil
+    }
+
+    mutating func next() -> (tick: Int, message: MIDIMessage)? {
+        while position < events.count {
+            let event = events[position]
+            position += 1
+            tick = tick.addingSaturating(Int(event.delta))
+            if let message = event.channelMessage { return (tick, message) }
+        }
+        return nil
+    }
+}
+
+/// The channel messages of tracks that play together, merged by tick; equal ticks keep track
+/// order, and each track keeps its file order. A binary heap of one cursor per track: O(log tracks)
+/// per message and no copy of the events.
+struct TrackMerge {
+    private var cursors: [ChannelMessageCursor]
+    /// Heap of (tick of next message, track index); smallest first.
+    private var heap: [(tick: Int, track: Int)] = []
+
+    init(_ tracks: [MIDIFile.Track]) {
+        cursors = tracks.map(ChannelMessageCursor.init)
+        for index in cursors.indices {
+            if let tick = cursors[index].peekTick() { push((tick, index)) }
+        }
+    }
+
+    mutating func next() -> (tick: Int, track: Int, message: MIDIMessage)? {
+        guard let top = heap.first else { return nil }
+        guard let (tick, message) = cursors[top.track].next() else { return nil }  // peeked, so present
+        if let following = cursors[top.track].peekTick() {
+            heap[0] = (following, top.track)
+            siftDown(0)
+        } else {
+            let last = heap.removeLast()
+            if !heap.isEmpty { heap[0] = last; siftDown(0) }
+        }
+        return (tick, top.track, message)
+    }
+
+    private static func precedes(_ a: (tick: Int, track: Int), _ b: (tick: Int, track: Int)) -> Bool {
+        a.tick != b.tick ? a.tick < b.tick : a.track < b.track
+    }
+
+    private mutating func push(_ entry: (tick: Int, track: Int)) {
+        heap.append(entry)
+        var child = heap.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard Self.precedes(heap[child], heap[parent]) else { break }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private mutating func siftDown(_ start: Int) {
+        var parent = start
+        while true {
+            var smallest = parent
+            let left = 2 * parent + 1
+            if left < heap.count && Self.precedes(heap[left], heap[smallest]) { smallest = left }
+            if left + 1 < heap.count && Self.precedes(heap[left + 1], heap[smallest]) { smallest = left + 1 }
+            if smallest == parent { return }
+            heap.swapAt(parent, smallest)
+            parent = smallest
+        }
+    }
+}
+
 /// Where each track sits in time: one shared clock (formats 0 and 1) or one clock per
 /// track with the tracks laid end to end (format 2).
 private struct Schedule {
     private let clocks: [TickClock]
     private let offsets: [Double]
-    private let sequential: Bool
+    let sequential: Bool
 
     init(_ file: MIDIFile) {
         sequential = file.format == .sequentialTracks
@@ -61,9 +154,6 @@ private struct Schedule {
         }
     }
 
-    /// Messages are ordered by group first: all tracks share group 0 unless they play in sequence.
-    func group(ofTrack track: Int) -> Int { sequential ? track : 0 }
-
     func seconds(atTick tick: Int, track: Int) -> Double {
         let slot = sequential ? track : 0
         return offsets[slot] + clocks[slot].seconds(atTick: tick)
@@ -73,9 +163,11 @@ private struct Schedule {
     private static func tempoChanges(in tracks: [MIDIFile.Track]) -> [(tick: Int, microsecondsPerQuarter: Int)] {
         var changes: [(tick: Int, order: Int, tempo: Int)] = []
         for track in tracks {
-            for event in track.events {
-                if case .tempo(let tempo) = event.kind {
-                    changes.append((event.tick, changes.count, tempo))
+            var tick = 0
+            for event in track.packed {
+                tick = tick.addingSaturating(Int(event.delta))
+                if event.status == PackedEvent.tempoTag {
+                    changes.append((tick, changes.count, event.tempo))
                 }
             }
         }
