@@ -3,7 +3,16 @@ struct TrackParser {
     private var cursor: ByteCursor
     /// 1-based track number, used only in error messages.
     private let number: Int
-    /// The last channel status byte; meta and sysex events cancel it (SMF 1.0).
+    /// The last channel status byte of this track, for running status.
+    ///
+    /// Reading rule: meta (FF), sysex (F0) and escape (F7) events leave it as it is, so a data
+    /// byte after one of them continues the channel message before it. SMF 1.0 says those events
+    /// cancel running status, so a file written to the letter never has a data byte there; real
+    /// writers do it anyway (Debian freedink-data's 104.mid puts `3D 64` right after an empty text
+    /// event inside a run of 0x92 notes) and mido reads such files this way (it keeps running
+    /// status across meta events). Refusing the whole file, as this reader did, plays nothing;
+    /// taking the data byte as a meta or sysex status (what FluidSynth does) misreads it. Each
+    /// track starts without running status.
     private var runningStatus: UInt8?
     private var track = MIDIFile.Track()
 
@@ -42,13 +51,10 @@ struct TrackParser {
         _ = cursor.readByte()
         switch first {
         case 0xFF:
-            runningStatus = nil
             return try readMeta(delta: delta)
         case 0xF0:
-            runningStatus = nil
             track.appendPayload(delta: delta, tag: PackedEvent.sysexTag, type: 0, try readPayload(of: "sysex event"))
         case 0xF7:
-            runningStatus = nil
             track.appendPayload(delta: delta, tag: PackedEvent.escapeTag, type: 0, try readPayload(of: "sysex escape event"))
         case 0x80..<0xF0:
             runningStatus = first
