@@ -80,22 +80,19 @@ struct TrackParser {
     }
 
     private mutating func readMeta(delta: UInt32) throws -> Read {
-        let typeOffset = cursor.offset
         guard let type = cursor.readByte() else { throw truncated() }
         let data = try readPayload(of: "meta event")
         switch type {
         case 0x2F:
             track.appendEndOfTrack(delta: delta)
             return .endOfTrack
-        case 0x51:
-            guard data.count == 3 else {
-                throw MIDIFileError(
-                    "tempo event of length \(data.count) (expected 3) in track \(number)", at: typeOffset)
-            }
+        case 0x51 where data.count >= 3:
+            // Reading rule: a Set Tempo of more than 3 bytes is read from its first 3 and the rest
+            // is ignored, as mido reads it (FluidSynth refuses the file). One of fewer than 3 bytes
+            // has no tempo to read: it falls through and is kept as a raw meta event that changes
+            // nothing (mido and FluidSynth refuse the file). A tempo of 0 is kept as read; the tempo
+            // map ignores it (see `TickClock`).
             let tempo = Int(data[data.startIndex]) << 16 | Int(data[data.startIndex + 1]) << 8 | Int(data[data.startIndex + 2])
-            guard tempo > 0 else {
-                throw MIDIFileError("tempo of 0 microseconds per quarter note in track \(number)", at: typeOffset)
-            }
             track.appendTempo(delta: delta, microsecondsPerQuarter: tempo)
         default:
             track.appendPayload(delta: delta, tag: PackedEvent.metaTag, type: type, data)

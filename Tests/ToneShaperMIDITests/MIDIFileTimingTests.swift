@@ -51,6 +51,51 @@ struct MIDIFileTimingTests {
         #expect(file.timedMessages(sampleRate: 1_000).map(\.frame) == [1_000])
     }
 
+    @Test("a tempo event longer than 3 bytes is read from its first 3, as mido reads it")
+    func longTempoEvent() throws {
+        // 4 bytes: 0F 42 40 (60 bpm) then a stray 0x99.
+        let file = try MIDIFile.parse(SMFBytes.file(format: 0, division: 480, tracks: [[
+            0x00, 0xFF, 0x51, 0x04, 0x0F, 0x42, 0x40, 0x99,
+            0x83, 0x60, 0x90, 0x3C, 0x40,        // tick 480
+        ] + SMFBytes.endOfTrack]))
+        #expect(file.tracks[0].events.first?.kind == .tempo(microsecondsPerQuarter: 1_000_000))
+        #expect(file.timedMessages(sampleRate: 1_000).map(\.frame) == [1_000])
+    }
+
+    @Test("a tempo event shorter than 3 bytes is kept raw and changes nothing")
+    func shortTempoEvent() throws {
+        let file = try MIDIFile.parse(SMFBytes.file(format: 0, division: 480, tracks: [[
+            0x00, 0xFF, 0x51, 0x02, 0x0F, 0x42,
+            0x00, 0xFF, 0x51, 0x00,
+            0x83, 0x60, 0x90, 0x3C, 0x40,        // tick 480: 0.5 s at the default 120 bpm
+        ] + SMFBytes.endOfTrack]))
+        #expect(file.tracks[0].events.prefix(2).map(\.kind) == [.meta(type: 0x51, data: [0x0F, 0x42]), .meta(type: 0x51, data: [])])
+        #expect(file.timedMessages(sampleRate: 1_000).map(\.frame) == [500])
+        #expect(file.durationSeconds == 0.5)
+    }
+
+    @Test("a tempo of 0 is ignored: the tempo before it stays, and time keeps moving")
+    func zeroTempo() throws {
+        let file = try MIDIFile.parse(SMFBytes.file(format: 0, division: 480, tracks: [[
+            0x00] + Self.tempo60 + [             // 60 bpm
+            0x83, 0x60, 0xFF, 0x51, 0x03, 0x00, 0x00, 0x00,   // tick 480: tempo 0
+            0x00, 0x90, 0x3C, 0x40,              // tick 480 = 1 s
+            0x83, 0x60, 0x80, 0x3C, 0x40,        // tick 960 = 2 s, still 60 bpm
+        ] + SMFBytes.endOfTrack]))
+        #expect(file.tracks[0].events[1] == .init(tick: 480, kind: .tempo(microsecondsPerQuarter: 0)))
+        #expect(file.timedMessages(sampleRate: 1_000).map(\.frame) == [1_000, 2_000])
+        #expect(file.durationSeconds == 2)
+    }
+
+    @Test("a tempo of 0 at the same tick as another tempo does not replace it")
+    func zeroTempoAtSameTick() throws {
+        let file = try MIDIFile.parse(SMFBytes.file(format: 1, division: 96, tracks: [
+            [0x00] + Self.tempo60 + SMFBytes.endOfTrack,
+            [0x00, 0xFF, 0x51, 0x03, 0x00, 0x00, 0x00, 0x60, 0x90, 0x30, 0x40] + SMFBytes.endOfTrack,
+        ]))
+        #expect(file.timedMessages(sampleRate: 1_000).map(\.frame) == [1_000])
+    }
+
     @Test("tracks merge in time order; equal ticks keep track order, then file order")
     func mergeOrder() throws {
         let file = try MIDIFile.parse(SMFBytes.file(format: 1, division: 480, tracks: [
