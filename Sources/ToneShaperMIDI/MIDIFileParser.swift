@@ -76,9 +76,8 @@ struct HeaderChunk {
         guard let format = MIDIFile.Format(rawValue: rawFormat) else {
             throw MIDIFileError("unsupported MIDI file format \(rawFormat)", at: body)
         }
-        if format == .singleTrack && trackCount != 1 {
-            throw MIDIFileError("format 0 file must have exactly 1 track, header declares \(trackCount)", at: body + 2)
-        }
+        // Reading rule: a format 0 file should hold exactly one track, but one with several (or
+        // none) is read anyway and its tracks play together, as in format 1 (mido reads it so).
         let division = try Self.division(rawDivision, at: body + 4)
         return HeaderChunk(format: format, trackCount: trackCount, division: division)
     }

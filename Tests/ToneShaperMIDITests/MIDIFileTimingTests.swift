@@ -96,6 +96,25 @@ struct MIDIFileTimingTests {
         #expect(file.timedMessages(sampleRate: 1_000).map(\.frame) == [1_000])
     }
 
+    @Test("a format 0 file with three tracks plays them together through one tempo map, as format 1")
+    func formatZeroWithSeveralTracks() throws {
+        let bytes = SMFBytes.header(format: 0, tracks: 3, division: 96)
+            + SMFBytes.track([0x60] + Self.tempo60 + SMFBytes.endOfTrack)                          // tick 96: 60 bpm
+            + SMFBytes.track([0x00, 0x90, 0x30, 0x40, 0x81, 0x40, 0x80, 0x30, 0x40] + SMFBytes.endOfTrack)   // 0, 192
+            + SMFBytes.track([0x60, 0x91, 0x31, 0x40, 0x60, 0x81, 0x31, 0x40] + SMFBytes.endOfTrack)         // 96, 192
+        let file = try MIDIFile.parse(bytes)
+        #expect(file.format == .singleTrack && file.tracks.count == 3)
+        // tick 96 = 0.5 s, then 1 s per quarter: tick 192 = 1.5 s.
+        let timed = file.timedMessages(sampleRate: 1_000)
+        #expect(timed.map(\.frame) == [0, 500, 1_500, 1_500])
+        #expect(timed.map(\.message) == [
+            .noteOn(channel: 0, note: 0x30, velocity: 0x40), .noteOn(channel: 1, note: 0x31, velocity: 0x40),
+            .noteOff(channel: 0, note: 0x30, velocity: 0x40), .noteOff(channel: 1, note: 0x31, velocity: 0x40),
+        ])
+        #expect(file.durationSeconds == 1.5)
+        #expect(try MIDIFile.parse(SMFBytes.header(format: 0, tracks: 0, division: 96)).tracks.isEmpty)
+    }
+
     @Test("tracks merge in time order; equal ticks keep track order, then file order")
     func mergeOrder() throws {
         let file = try MIDIFile.parse(SMFBytes.file(format: 1, division: 480, tracks: [
