@@ -6,16 +6,28 @@ extension MIDIFile {
     /// the same tick keep track order, then file order, so a note-off written before a note-on
     /// of the same key stays before it.
     ///
+    /// Nothing is left sounding at the end: every key still down when the performance ends gets
+    /// a note-off (velocity 64), and every channel whose sustain pedal (CC 64) is still down gets
+    /// CC 64 = 0, at the frame of `durationSeconds`, after everything else, channel by channel
+    /// (keys from low to high, then the pedal). A file can leave notes on by mistake, or because
+    /// the events that end them come after a mid-track End of Track, where reading stops (SMF
+    /// 1.0). A key is down from a note-on until a note-off of the same channel and key, or All
+    /// Sound Off / All Notes Off (CC 120, 123...127) on its channel, as the engine plays them; the
+    /// pedal is down from CC 64 ≥ 64 until CC 64 < 64 or Reset All Controllers (CC 121). Format 2
+    /// files are closed once, at the end of their last track.
+    ///
     /// Memory: the result is reserved once at its final size and filled by merging the tracks,
     /// which are already in tick order, so nothing else grows with the number of events.
     public func timedMessages(sampleRate: Double) -> [TimedMIDIMessage] {
         precondition(sampleRate > 0 && sampleRate.isFinite, "sample rate must be positive")
         let schedule = Schedule(self)
         var result: [TimedMIDIMessage] = []
-        result.reserveCapacity(tracks.reduce(0) { $0 + $1.channelMessageCount })
+        result.reserveCapacity(tracks.reduce(0) { $0 + $1.channelMessageCount } + HeldNotes.maxClosingMessages)
+        var held = HeldNotes()
         func emit(_ tick: Int, _ track: Int, _ message: MIDIMessage) {
             let seconds = schedule.seconds(atTick: tick, track: track)
             result.append(TimedMIDIMessage(frame: sampleFrame(atSeconds: seconds, sampleRate: sampleRate), message: message))
+            held.observe(message)
         }
         if schedule.sequential {
             for (index, track) in tracks.enumerated() {
@@ -26,17 +38,63 @@ extension MIDIFile {
             var merge = TrackMerge(tracks)
             while let (tick, track, message) = merge.next() { emit(tick, track, message) }
         }
+        let end = sampleFrame(atSeconds: schedule.duration(of: self), sampleRate: sampleRate)
+        held.close { result.append(TimedMIDIMessage(frame: end, message: $0)) }
         return result
     }
 
     /// Time of the last event of the performance, End of Track included.
     public var durationSeconds: Double {
-        let schedule = Schedule(self)
-        var duration = 0.0
-        for (index, track) in tracks.enumerated() {
-            duration = max(duration, schedule.seconds(atTick: track.lastTick, track: index))
+        Schedule(self).duration(of: self)
+    }
+}
+
+/// Which keys and sustain pedals are down, following channel messages in playing order.
+struct HeldNotes {
+    /// Bit `key % 64` of word `channel * 2 + key / 64`.
+    private var keys = [UInt64](repeating: 0, count: 32)
+    /// Bit `channel`.
+    private var pedals: UInt16 = 0
+
+    /// At most one note-off per key and one pedal release per channel.
+    static let maxClosingMessages = 16 * 128 + 16
+
+    mutating func observe(_ message: MIDIMessage) {
+        switch message {
+        case .noteOn(let c, let note, let velocity): setKey(c, note, down: velocity > 0)
+        case .noteOff(let c, let note, _): setKey(c, note, down: false)
+        case .controlChange(let c, 64, let value) where c < 16:
+            if value >= 64 { pedals |= 1 << c } else { pedals &= ~(1 << c) }
+        case .controlChange(let c, 121, _) where c < 16: pedals &= ~(1 << c)
+        case .controlChange(let c, let controller, _) where c < 16 && (controller == 120 || controller >= 123):
+            keys[Int(c) * 2] = 0
+            keys[Int(c) * 2 + 1] = 0
+        default: break
         }
-        return duration
+    }
+
+    private mutating func setKey(_ channel: UInt8, _ note: UInt8, down: Bool) {
+        guard channel < 16, note < 128 else { return }
+        let word = Int(channel) * 2 + Int(note) / 64
+        let bit: UInt64 = 1 << (note % 64)
+        if down { keys[word] |= bit } else { keys[word] &= ~bit }
+    }
+
+    /// The messages that release everything still down, channel by channel: keys low to high, then the pedal.
+    func close(_ send: (MIDIMessage) -> Void) {
+        for channel: UInt8 in 0..<16 {
+            for half in 0..<2 {
+                var bits = keys[Int(channel) * 2 + half]
+                while bits != 0 {
+                    let note = UInt8(half * 64 + bits.trailingZeroBitCount)
+                    send(.noteOff(channel: channel, note: note, velocity: 64))
+                    bits &= bits - 1
+                }
+            }
+            if pedals & (1 << channel) != 0 {
+                send(.controlChange(channel: channel, controller: 64, value: 0))
+            }
+        }
     }
 }
 
@@ -152,6 +210,15 @@ private struct Schedule {
             clocks = [TickClock(division: file.division, tempoChanges: Self.tempoChanges(in: file.tracks))]
             offsets = [0]
         }
+    }
+
+    /// Time of the latest event of any track, End of Track included.
+    func duration(of file: MIDIFile) -> Double {
+        var duration = 0.0
+        for (index, track) in file.tracks.enumerated() {
+            duration = max(duration, seconds(atTick: track.lastTick, track: index))
+        }
+        return duration
     }
 
     func seconds(atTick tick: Int, track: Int) -> Double {

@@ -83,7 +83,7 @@ struct CompactStorageTests {
         }
         expected.sort { ($0.tick, $0.track, $0.index) < ($1.tick, $1.track, $1.index) }
         let file = try MIDIFile.parse(SMFBytes.file(format: 1, division: 1, tracks: bodies))
-        let timed = file.timedMessages(sampleRate: 2)   // 1 tick = 0.5 s = 1 frame
+        let timed = file.fileMessages(sampleRate: 2)   // 1 tick = 0.5 s = 1 frame
         #expect(timed.map(\.message) == expected.map { .noteOn(channel: 0, note: $0.note, velocity: 0x40) })
         #expect(timed.map(\.frame) == expected.map { Int64($0.tick) })
     }

@@ -11,7 +11,7 @@ struct MIDIFileTimingTests {
             0x83, 0x60, 0x90, 0x3C, 0x40,   // tick 480
             0x83, 0x60, 0x80, 0x3C, 0x40,   // tick 960
         ] + SMFBytes.endOfTrack]))
-        #expect(file.timedMessages(sampleRate: 48_000).map(\.frame) == [24_000, 48_000])
+        #expect(file.fileMessages(sampleRate: 48_000).map(\.frame) == [24_000, 48_000])
         #expect(file.durationSeconds == 1.0)
     }
 
@@ -27,8 +27,8 @@ struct MIDIFileTimingTests {
             0x81, 0x70, 0x90, 0x41, 0x40,        // 1440
             0x83, 0x60, 0xFF, 0x2F, 0x00,        // 1920
         ]]))
-        #expect(file.timedMessages(sampleRate: 48_000).map(\.frame) == [24_000, 48_000, 72_000, 96_000])
-        #expect(file.timedMessages(sampleRate: 44_100).map(\.frame) == [22_050, 44_100, 66_150, 88_200])
+        #expect(file.fileMessages(sampleRate: 48_000).map(\.frame) == [24_000, 48_000, 72_000, 96_000])
+        #expect(file.fileMessages(sampleRate: 44_100).map(\.frame) == [22_050, 44_100, 66_150, 88_200])
         #expect(file.durationSeconds == 3.0)
     }
 
@@ -39,7 +39,7 @@ struct MIDIFileTimingTests {
             [0x60] + Self.tempo60 + SMFBytes.endOfTrack,                                    // tick 96: 60 bpm
         ]))
         // tick 96 = 0.5 s, then 1 s per quarter: tick 192 = 1.5 s.
-        #expect(file.timedMessages(sampleRate: 1_000).map(\.frame) == [0, 1_500])
+        #expect(file.fileMessages(sampleRate: 1_000).map(\.frame) == [0, 1_500])
     }
 
     @Test("two tempo events at the same tick: the later one in track then file order wins")
@@ -48,7 +48,7 @@ struct MIDIFileTimingTests {
             [0x00, 0xFF, 0x51, 0x03, 0x03, 0xD0, 0x90] + SMFBytes.endOfTrack,   // 250000 (240 bpm) at 0
             [0x00] + Self.tempo60 + [0x60, 0x90, 0x30, 0x40] + SMFBytes.endOfTrack,
         ]))
-        #expect(file.timedMessages(sampleRate: 1_000).map(\.frame) == [1_000])
+        #expect(file.fileMessages(sampleRate: 1_000).map(\.frame) == [1_000])
     }
 
     @Test("a tempo event longer than 3 bytes is read from its first 3, as mido reads it")
@@ -59,7 +59,7 @@ struct MIDIFileTimingTests {
             0x83, 0x60, 0x90, 0x3C, 0x40,        // tick 480
         ] + SMFBytes.endOfTrack]))
         #expect(file.tracks[0].events.first?.kind == .tempo(microsecondsPerQuarter: 1_000_000))
-        #expect(file.timedMessages(sampleRate: 1_000).map(\.frame) == [1_000])
+        #expect(file.fileMessages(sampleRate: 1_000).map(\.frame) == [1_000])
     }
 
     @Test("a tempo event shorter than 3 bytes is kept raw and changes nothing")
@@ -70,7 +70,7 @@ struct MIDIFileTimingTests {
             0x83, 0x60, 0x90, 0x3C, 0x40,        // tick 480: 0.5 s at the default 120 bpm
         ] + SMFBytes.endOfTrack]))
         #expect(file.tracks[0].events.prefix(2).map(\.kind) == [.meta(type: 0x51, data: [0x0F, 0x42]), .meta(type: 0x51, data: [])])
-        #expect(file.timedMessages(sampleRate: 1_000).map(\.frame) == [500])
+        #expect(file.fileMessages(sampleRate: 1_000).map(\.frame) == [500])
         #expect(file.durationSeconds == 0.5)
     }
 
@@ -83,7 +83,7 @@ struct MIDIFileTimingTests {
             0x83, 0x60, 0x80, 0x3C, 0x40,        // tick 960 = 2 s, still 60 bpm
         ] + SMFBytes.endOfTrack]))
         #expect(file.tracks[0].events[1] == .init(tick: 480, kind: .tempo(microsecondsPerQuarter: 0)))
-        #expect(file.timedMessages(sampleRate: 1_000).map(\.frame) == [1_000, 2_000])
+        #expect(file.fileMessages(sampleRate: 1_000).map(\.frame) == [1_000, 2_000])
         #expect(file.durationSeconds == 2)
     }
 
@@ -93,7 +93,7 @@ struct MIDIFileTimingTests {
             [0x00] + Self.tempo60 + SMFBytes.endOfTrack,
             [0x00, 0xFF, 0x51, 0x03, 0x00, 0x00, 0x00, 0x60, 0x90, 0x30, 0x40] + SMFBytes.endOfTrack,
         ]))
-        #expect(file.timedMessages(sampleRate: 1_000).map(\.frame) == [1_000])
+        #expect(file.fileMessages(sampleRate: 1_000).map(\.frame) == [1_000])
     }
 
     @Test("a format 0 file with three tracks plays them together through one tempo map, as format 1")
@@ -105,7 +105,7 @@ struct MIDIFileTimingTests {
         let file = try MIDIFile.parse(bytes)
         #expect(file.format == .singleTrack && file.tracks.count == 3)
         // tick 96 = 0.5 s, then 1 s per quarter: tick 192 = 1.5 s.
-        let timed = file.timedMessages(sampleRate: 1_000)
+        let timed = file.fileMessages(sampleRate: 1_000)
         #expect(timed.map(\.frame) == [0, 500, 1_500, 1_500])
         #expect(timed.map(\.message) == [
             .noteOn(channel: 0, note: 0x30, velocity: 0x40), .noteOn(channel: 1, note: 0x31, velocity: 0x40),
@@ -122,7 +122,7 @@ struct MIDIFileTimingTests {
             [0x00, 0x90, 0x01, 0x01, 0x83, 0x60, 0x90, 0x04, 0x04, 0x00, 0x80, 0x04, 0x00] + SMFBytes.endOfTrack,
             [0x00, 0x91, 0x02, 0x02, 0x81, 0x70, 0x91, 0x03, 0x03, 0x81, 0x70, 0x91, 0x05, 0x05] + SMFBytes.endOfTrack,
         ]))
-        let timed = file.timedMessages(sampleRate: 48_000)
+        let timed = file.fileMessages(sampleRate: 48_000)
         #expect(timed.map(\.message) == [
             .noteOn(channel: 0, note: 1, velocity: 1),    // track 1, tick 0
             .noteOn(channel: 1, note: 2, velocity: 2),    // track 2, tick 0
@@ -139,7 +139,7 @@ struct MIDIFileTimingTests {
         let file = try MIDIFile.parse(SMFBytes.file(format: 0, division: 0xE728, tracks: [
             [0x00] + Self.tempo60 + [0x8B, 0x5C, 0x90, 0x3C, 0x40] + SMFBytes.endOfTrack,   // tick 1500
         ]))
-        #expect(file.timedMessages(sampleRate: 44_100).map(\.frame) == [66_150])
+        #expect(file.fileMessages(sampleRate: 44_100).map(\.frame) == [66_150])
         #expect(file.durationSeconds == 1.5)
     }
 
@@ -149,7 +149,7 @@ struct MIDIFileTimingTests {
         let file = try MIDIFile.parse(SMFBytes.file(format: 0, division: 0xE364, tracks: [
             [0x81, 0xEA, 0x30, 0x90, 0x3C, 0x40] + SMFBytes.endOfTrack,
         ]))
-        #expect(file.timedMessages(sampleRate: 48_000).map(\.frame) == [480_480])
+        #expect(file.fileMessages(sampleRate: 48_000).map(\.frame) == [480_480])
     }
 
     @Test("format 2 plays its tracks one after another, each through its own tempo")
@@ -160,7 +160,7 @@ struct MIDIFileTimingTests {
             // default 120 bpm: note at tick 0 and 480, starting where the first track ended.
             [0x00, 0x90, 0x31, 0x40, 0x83, 0x60, 0x90, 0x32, 0x40] + SMFBytes.endOfTrack,
         ]))
-        #expect(file.timedMessages(sampleRate: 1_000).map(\.frame) == [1_000, 2_000, 2_500])
+        #expect(file.fileMessages(sampleRate: 1_000).map(\.frame) == [1_000, 2_000, 2_500])
         #expect(file.durationSeconds == 2.5)
     }
 
@@ -182,7 +182,7 @@ struct MIDIFileTimingTests {
             0xFF, 0xFF, 0xFF, 0x7F, 0x90, 0x3C, 0x40,
         ] + Array(repeating: [0xFF, 0xFF, 0xFF, 0x7F, 0xFF, 0x01, 0x00], count: 1_000).flatMap { $0 }
           + [0x00, 0x90, 0x3C, 0x00]]))
-        let frames = file.timedMessages(sampleRate: 1e12).map(\.frame)
+        let frames = file.fileMessages(sampleRate: 1e12).map(\.frame)
         #expect(frames == [Int64.max, Int64.max])
         #expect(sampleFrame(atSeconds: .nan, sampleRate: 1) == Int64.max)
     }
