@@ -44,6 +44,13 @@ extension MIDIFile {
     }
 
     /// Time of the last event of the performance, End of Track included.
+    ///
+    /// Always finite and ≥ 0, and as exact as a Double allows (tick arithmetic is integer and
+    /// saturating), even for absurd files: 1 tick per quarter at the slowest tempo (0xFFFFFF µs)
+    /// with maximal delta times gives about 4.5e9 s per event, and a file can hold millions of
+    /// them. Such a duration times a sample rate does not fit an `Int`: a caller that turns it
+    /// into a frame count must bound it first (refuse the file, or cap the render), as
+    /// `timedMessages` does by saturating frames at `Int64.max`.
     public var durationSeconds: Double {
         Schedule(self).duration(of: self)
     }

@@ -186,4 +186,45 @@ struct MIDIFileTimingTests {
         #expect(frames == [Int64.max, Int64.max])
         #expect(sampleFrame(atSeconds: .nan, sampleRate: 1) == Int64.max)
     }
+
+    /// Division 1, tempo 0xFFFFFF, then 20,000 note events each 0x0FFFFFFF ticks after the last:
+    /// about 9e13 s, which at 192 kHz is more frames than an Int holds.
+    static func hugeFile(events: Int) -> [UInt8] {
+        let delta: [UInt8] = [0xFF, 0xFF, 0xFF, 0x7F]
+        var body: [UInt8] = [0x00, 0xFF, 0x51, 0x03, 0xFF, 0xFF, 0xFF, 0x00, 0x90, 0x3C, 0x40]
+        for i in 1..<events { body += delta + [0x3C, i.isMultiple(of: 2) ? 0x00 : 0x40] }   // on, on, off, ..., on
+        return SMFBytes.file(format: 0, division: 1, tracks: [body + delta + [0xFF, 0x2F, 0x00]])
+    }
+
+    @Test("a performance longer than an Int of frames: durationSeconds is huge, finite and exact, and nothing traps")
+    func performanceTooLongForFrames() throws {
+        let file = try MIDIFile.parse(Self.hugeFile(events: 20_000))
+        let ticks = 20_000 * 0x0FFF_FFFF    // the last note at 19,999 deltas, End of Track one more
+        #expect(file.tracks[0].lastTick == ticks)
+        let exact = Double(ticks) * 16.777215   // seconds: ticks × 0xFFFFFF µs
+        let duration = file.durationSeconds
+        #expect(duration.isFinite && abs(duration - exact) <= exact * 1e-15)
+        #expect(duration > 9e13 && duration * 192_000 > Double(Int.max))
+
+        // At 48 kHz every frame still fits: the first delta lands on the exact frame, ±1 for rounding.
+        let at48k = file.timedMessages(sampleRate: 48_000)
+        let firstDeltaFrames = 0x0FFF_FFFF * 0xFF_FFFF * 6 / 125   // ticks × µs per tick × 48000 / 1e6
+        #expect(abs(at48k[1].frame - Int64(firstDeltaFrames)) <= 1)
+        // At 192 kHz the later frames saturate instead of trapping, order is kept, and the note
+        // left on by the last event is closed at the (saturated) end.
+        let at192k = file.timedMessages(sampleRate: 192_000)
+        #expect(at192k.count == 20_000 + 1)
+        #expect(zip(at192k, at192k.dropFirst()).allSatisfy { $0.frame <= $1.frame })
+        #expect(at192k.last == TimedMIDIMessage(frame: Int64.max, message: .noteOff(channel: 0, note: 0x3C, velocity: 64)))
+        #expect(at192k.filter { $0.frame == Int64.max }.count > 1_000)
+    }
+
+    @Test("ticks near Int.max convert to finite seconds")
+    func clockAtExtremeTicks() {
+        let clock = TickClock(division: .ticksPerQuarterNote(1),
+                              tempoChanges: [(tick: 0, microsecondsPerQuarter: 0xFF_FFFF), (tick: Int.max - 1, microsecondsPerQuarter: 1)])
+        #expect(clock.seconds(atTick: Int.max).isFinite)
+        #expect(clock.seconds(atTick: Int.max - 1) > 1.5e20)   // 2^63 ticks of 16.8 s, the last one 1 µs
+        #expect(TickClock(division: .smpte(framesPerSecond: 29, ticksPerFrame: 1), tempoChanges: []).seconds(atTick: Int.max).isFinite)
+    }
 }
