@@ -16,8 +16,9 @@ extension MIDIFile {
     /// pedal is down from CC 64 ≥ 64 until CC 64 < 64 or Reset All Controllers (CC 121). Format 2
     /// files are closed once, at the end of their last track.
     ///
-    /// Memory: the result is reserved once at its final size and filled by merging the tracks,
-    /// which are already in tick order, so nothing else grows with the number of events.
+    /// Memory: the result is reserved once (its messages plus room for the closing ones) and
+    /// filled by merging the tracks, which are already in tick order, so nothing else grows with
+    /// the number of events.
     public func timedMessages(sampleRate: Double) -> [TimedMIDIMessage] {
         precondition(sampleRate > 0 && sampleRate.isFinite, "sample rate must be positive")
         let schedule = Schedule(self)

@@ -23,6 +23,10 @@ struct TrackParser {
 
     /// The track's events up to its End of Track, or to the chunk's end when it has none.
     ///
+    /// Reading rule: an End of Track before the chunk's end ends the track and the bytes after it
+    /// are not read (SMF 1.0; FluidSynth skips them too, mido reads on), so a corrupt tail cannot
+    /// refuse the file. Notes it leaves on are closed by `timedMessages` at the end of the performance.
+    ///
     /// Storage grows as events are read (never reserved from a length in the file): a track's
     /// memory follows the events really present.
     mutating func parse() throws -> MIDIFile.Track {
