@@ -47,6 +47,13 @@ struct ByteCursor {
         return result
     }
 
+    /// The next `count` bytes as a slice of the input (no copy); `nil` when fewer are left.
+    mutating func readSlice(_ count: Int) -> ArraySlice<UInt8>? {
+        guard count >= 0, count <= remaining else { return nil }
+        defer { offset += count }
+        return bytes[offset..<offset + count]
+    }
+
     /// Moves past `count` bytes; false (and no move) when fewer are left.
     mutating func skip(_ count: Int) -> Bool {
         guard count >= 0, count <= remaining else { return false }

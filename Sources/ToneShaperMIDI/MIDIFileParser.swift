@@ -2,8 +2,10 @@ extension MIDIFile {
     /// Reads a Standard MIDI File (formats 0, 1 and 2; metrical or SMPTE division).
     ///
     /// Throws `MIDIFileError` for anything malformed. Every declared length is checked against
-    /// the bytes actually present before it is used, so no input can trap, hang, or make the
-    /// reader allocate more than the size of the input. Chunks of unknown type are skipped;
+    /// the bytes actually present before it is used, so no input can trap or hang, and nothing
+    /// is allocated from a declared length: memory follows the events actually read, 8 bytes
+    /// each (an event takes at least 2 bytes of the file) plus the bytes of meta and sysex
+    /// payloads, so at most about 4 times the size of the input. Chunks of unknown type are skipped;
     /// bytes after the last declared track, and after an End of Track event inside its chunk,
     /// are ignored. A track without End of Track simply ends at its last event.
     public static func parse(_ bytes: [UInt8]) throws -> MIDIFile {
@@ -74,9 +76,8 @@ struct HeaderChunk {
         guard let format = MIDIFile.Format(rawValue: rawFormat) else {
             throw MIDIFileError("unsupported MIDI file format \(rawFormat)", at: body)
         }
-        if format == .singleTrack && trackCount != 1 {
-            throw MIDIFileError("format 0 file must have exactly 1 track, header declares \(trackCount)", at: body + 2)
-        }
+        // Reading rule: a format 0 file should hold exactly one track, but one with several (or
+        // none) is read anyway and its tracks play together, as in format 1 (mido reads it so).
         let division = try Self.division(rawDivision, at: body + 4)
         return HeaderChunk(format: format, trackCount: trackCount, division: division)
     }

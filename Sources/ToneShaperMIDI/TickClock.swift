@@ -24,6 +24,11 @@ struct TickClock {
 
     /// - Parameter tempoChanges: (tick, µs per quarter) in the order they take effect; at equal
     ///   ticks the last one wins. Ignored for SMPTE division, whose ticks are absolute time.
+    ///
+    /// Reading rule: a tempo of 0 µs per quarter (or less) is ignored, and the tempo before it
+    /// stays. Taken literally it would make every later tick last no time, so all the rest of the
+    /// performance would sound in one instant (mido's and FluidSynth's clocks stop so); a tempo
+    /// is never a divisor here, so nothing else could go wrong with it.
     init(division: MIDIFile.Division, tempoChanges: [(tick: Int, microsecondsPerQuarter: Int)]) {
         switch division {
         case .smpte(let framesPerSecond, let ticksPerFrame):
@@ -36,7 +41,7 @@ struct TickClock {
             let denominator = Double(ticksPerQuarter) * 1_000_000
             var built = [Segment(tick: 0, seconds: 0,
                                  numerator: Double(Self.defaultMicrosecondsPerQuarter), denominator: denominator)]
-            for change in tempoChanges {
+            for change in tempoChanges where change.microsecondsPerQuarter > 0 {
                 let last = built[built.count - 1]
                 let start = Segment(tick: change.tick, seconds: last.seconds(at: change.tick),
                                     numerator: Double(change.microsecondsPerQuarter), denominator: denominator)

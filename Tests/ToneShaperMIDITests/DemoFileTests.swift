@@ -50,7 +50,10 @@ struct DemoFileTests {
         var pedalDown = Set<UInt8>()
         var peak = 0
         var chordSizes = Set<Int>()
-        let timed = try Self.load().timedMessages(sampleRate: Self.sampleRate)
+        let file = try Self.load()
+        // The file's own messages: the demo must end everything itself, nothing closed for it.
+        let timed = file.fileMessages(sampleRate: Self.sampleRate)
+        #expect(file.timedMessages(sampleRate: Self.sampleRate).count == timed.count)
         for (_, group) in Dictionary(grouping: timed, by: \.frame).sorted(by: { $0.key < $1.key }) {
             var onsPerChannel: [UInt8: Int] = [:]
             for event in group {

@@ -7,7 +7,10 @@ import Testing
 @Suite("Fuzzing the reader")
 struct FuzzTests {
     /// Valid files that reach every part of the reader: running status, sysex, escapes, meta,
-    /// unknown chunks, tempo maps in several tracks, SMPTE, format 2, and the writer's output.
+    /// unknown chunks, tempo maps in several tracks, SMPTE, format 2, and the writer's output;
+    /// and the real-world cases it reads leniently: running status across meta and sysex events,
+    /// odd tempo events (4, 2 and 0 bytes, tempo 0), format 0 with several tracks, notes left
+    /// on by a mid-track End of Track, and a performance too long for an Int of frames.
     static let seeds: [[UInt8]] = {
         let eot = SMFBytes.endOfTrack
         var files: [[UInt8]] = [
@@ -28,6 +31,24 @@ struct FuzzTests {
                 + SMFBytes.track([0x00, 0xFF, 0x7F, 0x03, 0x00, 0x00, 0x41] + eot),
         ]
         files.append(MIDIFileWriter.write(MIDIFileWriterTests.performance(count: 40, seed: 99), sampleRate: 48_000))
+        files += [
+            SMFBytes.file(format: 0, tracks: [[
+                0x00, 0x90, 0x3C, 0x40, 0x00, 0xFF, 0x01, 0x00, 0x00, 0x3E, 0x40, 0x00, 0xF0, 0x01, 0xF7,
+                0x10, 0x3C, 0x00, 0x00, 0xF7, 0x01, 0xF8, 0x00, 0x3E, 0x00,
+            ] + eot]),
+            SMFBytes.file(format: 1, division: 96, tracks: [
+                [0x00, 0xFF, 0x51, 0x04, 0x0F, 0x42, 0x40, 0x99, 0x10, 0xFF, 0x51, 0x02, 0x07, 0xA1,
+                 0x10, 0xFF, 0x51, 0x03, 0x00, 0x00, 0x00, 0x10, 0xFF, 0x51, 0x00] + eot,
+                [0x60, 0x90, 0x30, 0x40, 0x60, 0x30, 0x00] + eot,
+            ]),
+            SMFBytes.header(format: 0, tracks: 3, division: 120) + SMFBytes.track([0x00, 0xFF, 0x51, 0x03, 0x07, 0xA1, 0x20] + eot)
+                + SMFBytes.track([0x00, 0x90, 0x40, 0x40, 0x78, 0x40, 0x00] + eot) + SMFBytes.track([0x3C, 0xC2, 0x10] + eot),
+            SMFBytes.file(format: 1, tracks: [
+                [0x00, 0x91, 0x30, 0x40, 0x00, 0x35, 0x40, 0x81, 0x70, 0xFF, 0x2F, 0x00, 0x81, 0x70, 0x30, 0x00, 0x00, 0xF4],
+                [0x00, 0xB1, 0x40, 0x7F, 0x83, 0x60, 0x91, 0x24, 0x40] + eot,
+            ]),
+            MIDIFileTimingTests.hugeFile(events: 40),
+        ]
         return files
     }()
 
@@ -121,18 +142,46 @@ struct Outcomes {
         do {
             let file = try MIDIFile.parse(bytes)
             parsed += 1
-            let frames = file.timedMessages(sampleRate: 48_000).map(\.frame)
-            #expect(zip(frames, frames.dropFirst()).allSatisfy { $0 <= $1 }, "frames out of order: \(label)")
-            #expect(frames.allSatisfy { $0 >= 0 }, "negative frame: \(label)")
             let duration = file.durationSeconds
-            #expect(duration >= 0 && !duration.isNaN, "bad duration: \(label)")
-            let events = file.tracks.reduce(0) { $0 + $1.events.count }
-            #expect(events <= bytes.count, "more events than bytes: \(label)")
+            #expect(duration >= 0 && duration.isFinite, "bad duration: \(label)")
+            // 1e12 Hz makes the frames of long files saturate: that must not trap either.
+            for sampleRate in [48_000.0, 1e12] {
+                let timed = file.timedMessages(sampleRate: sampleRate)
+                let frames = timed.map(\.frame)
+                #expect(zip(frames, frames.dropFirst()).allSatisfy { $0 <= $1 }, "frames out of order: \(label)")
+                #expect(frames.allSatisfy { $0 >= 0 }, "negative frame: \(label)")
+                let end = sampleFrame(atSeconds: duration, sampleRate: sampleRate)
+                #expect(frames.allSatisfy { $0 <= end }, "a message after the end: \(label)")
+                #expect(Self.soundingAtEnd(timed).isEmpty, "left sounding: \(label)")
+            }
+            let events = file.tracks.reduce(0) { $0 + $1.eventCount }
+            #expect(events <= bytes.count / 2, "more events than 2 bytes each: \(label)")
         } catch let error as MIDIFileError {
             rejected += 1
             #expect((0...bytes.count).contains(error.offset), "offset outside the file: \(label): \(error)")
         } catch {
             Issue.record("not a MIDIFileError: \(label): \(error)")
         }
+    }
+
+    /// Keys still down or held by a pedal after the messages: a plain model of the MIDI rules
+    /// (note-off or velocity-0 note-on ends a key; CC 120 and 123...127 a channel's keys; a pedal
+    /// is CC 64 ≥ 64 until CC 64 < 64 or CC 121 and holds the keys released under it).
+    static func soundingAtEnd(_ timed: [TimedMIDIMessage]) -> Set<[UInt8]> {
+        var down = Set<[UInt8]>(), pedal = Set<UInt8>(), sustained = Set<[UInt8]>()
+        func pedalUp(_ c: UInt8) { pedal.remove(c); sustained = sustained.filter { $0[0] != c } }
+        for message in timed.map(\.message) {
+            switch message {
+            case .noteOn(let c, let n, let v) where v > 0: down.insert([c, n])
+            case .noteOn(let c, let n, _), .noteOff(let c, let n, _):
+                if down.remove([c, n]) != nil, pedal.contains(c) { sustained.insert([c, n]) }
+            case .controlChange(let c, 64, let v): if v >= 64 { pedal.insert(c) } else { pedalUp(c) }
+            case .controlChange(let c, 121, _): pedalUp(c)
+            case .controlChange(let c, let cc, _) where cc == 120 || cc >= 123:
+                down = down.filter { $0[0] != c }
+            default: break
+            }
+        }
+        return down.union(sustained)
     }
 }

@@ -11,7 +11,7 @@ struct MIDIFileTimingTests {
             0x83, 0x60, 0x90, 0x3C, 0x40,   // tick 480
             0x83, 0x60, 0x80, 0x3C, 0x40,   // tick 960
         ] + SMFBytes.endOfTrack]))
-        #expect(file.timedMessages(sampleRate: 48_000).map(\.frame) == [24_000, 48_000])
+        #expect(file.fileMessages(sampleRate: 48_000).map(\.frame) == [24_000, 48_000])
         #expect(file.durationSeconds == 1.0)
     }
 
@@ -27,8 +27,8 @@ struct MIDIFileTimingTests {
             0x81, 0x70, 0x90, 0x41, 0x40,        // 1440
             0x83, 0x60, 0xFF, 0x2F, 0x00,        // 1920
         ]]))
-        #expect(file.timedMessages(sampleRate: 48_000).map(\.frame) == [24_000, 48_000, 72_000, 96_000])
-        #expect(file.timedMessages(sampleRate: 44_100).map(\.frame) == [22_050, 44_100, 66_150, 88_200])
+        #expect(file.fileMessages(sampleRate: 48_000).map(\.frame) == [24_000, 48_000, 72_000, 96_000])
+        #expect(file.fileMessages(sampleRate: 44_100).map(\.frame) == [22_050, 44_100, 66_150, 88_200])
         #expect(file.durationSeconds == 3.0)
     }
 
@@ -39,7 +39,7 @@ struct MIDIFileTimingTests {
             [0x60] + Self.tempo60 + SMFBytes.endOfTrack,                                    // tick 96: 60 bpm
         ]))
         // tick 96 = 0.5 s, then 1 s per quarter: tick 192 = 1.5 s.
-        #expect(file.timedMessages(sampleRate: 1_000).map(\.frame) == [0, 1_500])
+        #expect(file.fileMessages(sampleRate: 1_000).map(\.frame) == [0, 1_500])
     }
 
     @Test("two tempo events at the same tick: the later one in track then file order wins")
@@ -48,7 +48,71 @@ struct MIDIFileTimingTests {
             [0x00, 0xFF, 0x51, 0x03, 0x03, 0xD0, 0x90] + SMFBytes.endOfTrack,   // 250000 (240 bpm) at 0
             [0x00] + Self.tempo60 + [0x60, 0x90, 0x30, 0x40] + SMFBytes.endOfTrack,
         ]))
-        #expect(file.timedMessages(sampleRate: 1_000).map(\.frame) == [1_000])
+        #expect(file.fileMessages(sampleRate: 1_000).map(\.frame) == [1_000])
+    }
+
+    @Test("a tempo event longer than 3 bytes is read from its first 3, as mido reads it")
+    func longTempoEvent() throws {
+        // 4 bytes: 0F 42 40 (60 bpm) then a stray 0x99.
+        let file = try MIDIFile.parse(SMFBytes.file(format: 0, division: 480, tracks: [[
+            0x00, 0xFF, 0x51, 0x04, 0x0F, 0x42, 0x40, 0x99,
+            0x83, 0x60, 0x90, 0x3C, 0x40,        // tick 480
+        ] + SMFBytes.endOfTrack]))
+        #expect(file.tracks[0].events.first?.kind == .tempo(microsecondsPerQuarter: 1_000_000))
+        #expect(file.fileMessages(sampleRate: 1_000).map(\.frame) == [1_000])
+    }
+
+    @Test("a tempo event shorter than 3 bytes is kept raw and changes nothing")
+    func shortTempoEvent() throws {
+        let file = try MIDIFile.parse(SMFBytes.file(format: 0, division: 480, tracks: [[
+            0x00, 0xFF, 0x51, 0x02, 0x0F, 0x42,
+            0x00, 0xFF, 0x51, 0x00,
+            0x83, 0x60, 0x90, 0x3C, 0x40,        // tick 480: 0.5 s at the default 120 bpm
+        ] + SMFBytes.endOfTrack]))
+        #expect(file.tracks[0].events.prefix(2).map(\.kind) == [.meta(type: 0x51, data: [0x0F, 0x42]), .meta(type: 0x51, data: [])])
+        #expect(file.fileMessages(sampleRate: 1_000).map(\.frame) == [500])
+        #expect(file.durationSeconds == 0.5)
+    }
+
+    @Test("a tempo of 0 is ignored: the tempo before it stays, and time keeps moving")
+    func zeroTempo() throws {
+        let file = try MIDIFile.parse(SMFBytes.file(format: 0, division: 480, tracks: [[
+            0x00] + Self.tempo60 + [             // 60 bpm
+            0x83, 0x60, 0xFF, 0x51, 0x03, 0x00, 0x00, 0x00,   // tick 480: tempo 0
+            0x00, 0x90, 0x3C, 0x40,              // tick 480 = 1 s
+            0x83, 0x60, 0x80, 0x3C, 0x40,        // tick 960 = 2 s, still 60 bpm
+        ] + SMFBytes.endOfTrack]))
+        #expect(file.tracks[0].events[1] == .init(tick: 480, kind: .tempo(microsecondsPerQuarter: 0)))
+        #expect(file.fileMessages(sampleRate: 1_000).map(\.frame) == [1_000, 2_000])
+        #expect(file.durationSeconds == 2)
+    }
+
+    @Test("a tempo of 0 at the same tick as another tempo does not replace it")
+    func zeroTempoAtSameTick() throws {
+        let file = try MIDIFile.parse(SMFBytes.file(format: 1, division: 96, tracks: [
+            [0x00] + Self.tempo60 + SMFBytes.endOfTrack,
+            [0x00, 0xFF, 0x51, 0x03, 0x00, 0x00, 0x00, 0x60, 0x90, 0x30, 0x40] + SMFBytes.endOfTrack,
+        ]))
+        #expect(file.fileMessages(sampleRate: 1_000).map(\.frame) == [1_000])
+    }
+
+    @Test("a format 0 file with three tracks plays them together through one tempo map, as format 1")
+    func formatZeroWithSeveralTracks() throws {
+        let bytes = SMFBytes.header(format: 0, tracks: 3, division: 96)
+            + SMFBytes.track([0x60] + Self.tempo60 + SMFBytes.endOfTrack)                          // tick 96: 60 bpm
+            + SMFBytes.track([0x00, 0x90, 0x30, 0x40, 0x81, 0x40, 0x80, 0x30, 0x40] + SMFBytes.endOfTrack)   // 0, 192
+            + SMFBytes.track([0x60, 0x91, 0x31, 0x40, 0x60, 0x81, 0x31, 0x40] + SMFBytes.endOfTrack)         // 96, 192
+        let file = try MIDIFile.parse(bytes)
+        #expect(file.format == .singleTrack && file.tracks.count == 3)
+        // tick 96 = 0.5 s, then 1 s per quarter: tick 192 = 1.5 s.
+        let timed = file.fileMessages(sampleRate: 1_000)
+        #expect(timed.map(\.frame) == [0, 500, 1_500, 1_500])
+        #expect(timed.map(\.message) == [
+            .noteOn(channel: 0, note: 0x30, velocity: 0x40), .noteOn(channel: 1, note: 0x31, velocity: 0x40),
+            .noteOff(channel: 0, note: 0x30, velocity: 0x40), .noteOff(channel: 1, note: 0x31, velocity: 0x40),
+        ])
+        #expect(file.durationSeconds == 1.5)
+        #expect(try MIDIFile.parse(SMFBytes.header(format: 0, tracks: 0, division: 96)).tracks.isEmpty)
     }
 
     @Test("tracks merge in time order; equal ticks keep track order, then file order")
@@ -58,7 +122,7 @@ struct MIDIFileTimingTests {
             [0x00, 0x90, 0x01, 0x01, 0x83, 0x60, 0x90, 0x04, 0x04, 0x00, 0x80, 0x04, 0x00] + SMFBytes.endOfTrack,
             [0x00, 0x91, 0x02, 0x02, 0x81, 0x70, 0x91, 0x03, 0x03, 0x81, 0x70, 0x91, 0x05, 0x05] + SMFBytes.endOfTrack,
         ]))
-        let timed = file.timedMessages(sampleRate: 48_000)
+        let timed = file.fileMessages(sampleRate: 48_000)
         #expect(timed.map(\.message) == [
             .noteOn(channel: 0, note: 1, velocity: 1),    // track 1, tick 0
             .noteOn(channel: 1, note: 2, velocity: 2),    // track 2, tick 0
@@ -75,7 +139,7 @@ struct MIDIFileTimingTests {
         let file = try MIDIFile.parse(SMFBytes.file(format: 0, division: 0xE728, tracks: [
             [0x00] + Self.tempo60 + [0x8B, 0x5C, 0x90, 0x3C, 0x40] + SMFBytes.endOfTrack,   // tick 1500
         ]))
-        #expect(file.timedMessages(sampleRate: 44_100).map(\.frame) == [66_150])
+        #expect(file.fileMessages(sampleRate: 44_100).map(\.frame) == [66_150])
         #expect(file.durationSeconds == 1.5)
     }
 
@@ -85,7 +149,7 @@ struct MIDIFileTimingTests {
         let file = try MIDIFile.parse(SMFBytes.file(format: 0, division: 0xE364, tracks: [
             [0x81, 0xEA, 0x30, 0x90, 0x3C, 0x40] + SMFBytes.endOfTrack,
         ]))
-        #expect(file.timedMessages(sampleRate: 48_000).map(\.frame) == [480_480])
+        #expect(file.fileMessages(sampleRate: 48_000).map(\.frame) == [480_480])
     }
 
     @Test("format 2 plays its tracks one after another, each through its own tempo")
@@ -96,7 +160,7 @@ struct MIDIFileTimingTests {
             // default 120 bpm: note at tick 0 and 480, starting where the first track ended.
             [0x00, 0x90, 0x31, 0x40, 0x83, 0x60, 0x90, 0x32, 0x40] + SMFBytes.endOfTrack,
         ]))
-        #expect(file.timedMessages(sampleRate: 1_000).map(\.frame) == [1_000, 2_000, 2_500])
+        #expect(file.fileMessages(sampleRate: 1_000).map(\.frame) == [1_000, 2_000, 2_500])
         #expect(file.durationSeconds == 2.5)
     }
 
@@ -118,8 +182,49 @@ struct MIDIFileTimingTests {
             0xFF, 0xFF, 0xFF, 0x7F, 0x90, 0x3C, 0x40,
         ] + Array(repeating: [0xFF, 0xFF, 0xFF, 0x7F, 0xFF, 0x01, 0x00], count: 1_000).flatMap { $0 }
           + [0x00, 0x90, 0x3C, 0x00]]))
-        let frames = file.timedMessages(sampleRate: 1e12).map(\.frame)
+        let frames = file.fileMessages(sampleRate: 1e12).map(\.frame)
         #expect(frames == [Int64.max, Int64.max])
         #expect(sampleFrame(atSeconds: .nan, sampleRate: 1) == Int64.max)
+    }
+
+    /// Division 1, tempo 0xFFFFFF, then 20,000 note events each 0x0FFFFFFF ticks after the last:
+    /// about 9e13 s, which at 192 kHz is more frames than an Int holds.
+    static func hugeFile(events: Int) -> [UInt8] {
+        let delta: [UInt8] = [0xFF, 0xFF, 0xFF, 0x7F]
+        var body: [UInt8] = [0x00, 0xFF, 0x51, 0x03, 0xFF, 0xFF, 0xFF, 0x00, 0x90, 0x3C, 0x40]
+        for i in 1..<events { body += delta + [0x3C, i.isMultiple(of: 2) ? 0x00 : 0x40] }   // on, on, off, ..., on
+        return SMFBytes.file(format: 0, division: 1, tracks: [body + delta + [0xFF, 0x2F, 0x00]])
+    }
+
+    @Test("a performance longer than an Int of frames: durationSeconds is huge, finite and exact, and nothing traps")
+    func performanceTooLongForFrames() throws {
+        let file = try MIDIFile.parse(Self.hugeFile(events: 20_000))
+        let ticks = 20_000 * 0x0FFF_FFFF    // the last note at 19,999 deltas, End of Track one more
+        #expect(file.tracks[0].lastTick == ticks)
+        let exact = Double(ticks) * 16.777215   // seconds: ticks × 0xFFFFFF µs
+        let duration = file.durationSeconds
+        #expect(duration.isFinite && abs(duration - exact) <= exact * 1e-15)
+        #expect(duration > 9e13 && duration * 192_000 > Double(Int.max))
+
+        // At 48 kHz every frame still fits: the first delta lands on the exact frame, ±1 for rounding.
+        let at48k = file.timedMessages(sampleRate: 48_000)
+        let firstDeltaFrames = 0x0FFF_FFFF * 0xFF_FFFF * 6 / 125   // ticks × µs per tick × 48000 / 1e6
+        #expect(abs(at48k[1].frame - Int64(firstDeltaFrames)) <= 1)
+        // At 192 kHz the later frames saturate instead of trapping, order is kept, and the note
+        // left on by the last event is closed at the (saturated) end.
+        let at192k = file.timedMessages(sampleRate: 192_000)
+        #expect(at192k.count == 20_000 + 1)
+        #expect(zip(at192k, at192k.dropFirst()).allSatisfy { $0.frame <= $1.frame })
+        #expect(at192k.last == TimedMIDIMessage(frame: Int64.max, message: .noteOff(channel: 0, note: 0x3C, velocity: 64)))
+        #expect(at192k.filter { $0.frame == Int64.max }.count > 1_000)
+    }
+
+    @Test("ticks near Int.max convert to finite seconds")
+    func clockAtExtremeTicks() {
+        let clock = TickClock(division: .ticksPerQuarterNote(1),
+                              tempoChanges: [(tick: 0, microsecondsPerQuarter: 0xFF_FFFF), (tick: Int.max - 1, microsecondsPerQuarter: 1)])
+        #expect(clock.seconds(atTick: Int.max).isFinite)
+        #expect(clock.seconds(atTick: Int.max - 1) > 1.5e20)   // 2^63 ticks of 16.8 s, the last one 1 µs
+        #expect(TickClock(division: .smpte(framesPerSecond: 29, ticksPerFrame: 1), tempoChanges: []).seconds(atTick: Int.max).isFinite)
     }
 }

@@ -44,14 +44,14 @@ struct MIDIFileWriterTests {
         let events = Self.performance(count: 2_000, seed: 7)
         let ticksPerQuarter = try #require(MIDIFileWriter.sampleExactTicksPerQuarter(sampleRate: sampleRate))
         let bytes = MIDIFileWriter.write(events, sampleRate: sampleRate, ticksPerQuarter: ticksPerQuarter)
-        let back = try MIDIFile.parse(bytes).timedMessages(sampleRate: sampleRate)
+        let back = try MIDIFile.parse(bytes).fileMessages(sampleRate: sampleRate)
         #expect(back == events)
     }
 
     @Test("at the default 960 ticks per quarter, frames come back within half a tick (12.5 frames at 48 kHz)")
     func defaultResolutionRoundTrip() throws {
         let events = Self.performance(count: 2_000, seed: 11)
-        let back = try MIDIFile.parse(MIDIFileWriter.write(events, sampleRate: 48_000)).timedMessages(sampleRate: 48_000)
+        let back = try MIDIFile.parse(MIDIFileWriter.write(events, sampleRate: 48_000)).fileMessages(sampleRate: 48_000)
         #expect(back.map(\.message) == events.map(\.message))
         let worst = zip(back, events).map { abs($0.frame - $1.frame) }.max() ?? 0
         #expect(worst <= 13)
@@ -63,7 +63,7 @@ struct MIDIFileWriterTests {
         let events = Self.performance(count: 500, seed: 3)
         let bytes = MIDIFileWriter.write(events, sampleRate: 22_050, ticksPerQuarter: 24_000,
                                          tempoMicrosecondsPerQuarter: 1_000_000)
-        let back = try MIDIFile.parse(bytes).timedMessages(sampleRate: 22_050)
+        let back = try MIDIFile.parse(bytes).fileMessages(sampleRate: 22_050)
         #expect(back.map(\.message) == events.map(\.message))
         #expect(zip(back, events).allSatisfy { abs($0.frame - $1.frame) <= 1 })
     }
@@ -76,7 +76,7 @@ struct MIDIFileWriterTests {
         let events = [TimedMIDIMessage(frame: 48_000, message: c), TimedMIDIMessage(frame: 0, message: a),
                       TimedMIDIMessage(frame: 0, message: b)]
         let back = try MIDIFile.parse(MIDIFileWriter.write(events, sampleRate: 48_000, ticksPerQuarter: 24_000))
-            .timedMessages(sampleRate: 48_000)
+            .fileMessages(sampleRate: 48_000)
         #expect(back.map(\.message) == [a, b, c])
         #expect(back.map(\.frame) == [0, 0, 48_000])
     }
@@ -88,7 +88,7 @@ struct MIDIFileWriterTests {
         let events = [TimedMIDIMessage(frame: 0, message: .programChange(channel: 0, program: 1)),
                       TimedMIDIMessage(frame: frame, message: .programChange(channel: 0, program: 2))]
         let file = try MIDIFile.parse(MIDIFileWriter.write(events, sampleRate: 1_000))
-        #expect(file.timedMessages(sampleRate: 1_000) == events)
+        #expect(file.fileMessages(sampleRate: 1_000) == events)
         #expect(file.tracks[0].events.filter { $0.kind == .meta(type: 0x01, data: []) }.count == 2)
     }
 
@@ -100,7 +100,7 @@ struct MIDIFileWriterTests {
             TimedMIDIMessage(frame: 20, message: .pitchBend(channel: 3, value: -9_000)),
         ]
         let back = try MIDIFile.parse(MIDIFileWriter.write(events, sampleRate: 48_000, ticksPerQuarter: 24_000))
-            .timedMessages(sampleRate: 48_000)
+            .fileMessages(sampleRate: 48_000)
         #expect(back == [
             TimedMIDIMessage(frame: 0, message: .noteOn(channel: 1, note: 127, velocity: 127)),
             TimedMIDIMessage(frame: 10, message: .pitchBend(channel: 3, value: 8191)),

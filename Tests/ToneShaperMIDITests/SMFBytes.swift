@@ -43,3 +43,12 @@ func parseError(_ bytes: [UInt8], sourceLocation: SourceLocation = #_sourceLocat
 func channelMessages(_ track: MIDIFile.Track) -> [MIDIMessage] {
     track.events.compactMap { if case .channel(let m) = $0.kind { m } else { nil } }
 }
+
+extension MIDIFile {
+    /// The timed messages that come from the file's own events: `timedMessages` without the
+    /// note-offs and pedal releases it adds at the end for what is still held (tested on their
+    /// own in HeldNotesTests), so timing tests can state just the file's messages.
+    func fileMessages(sampleRate: Double) -> [TimedMIDIMessage] {
+        Array(timedMessages(sampleRate: sampleRate).prefix(tracks.reduce(0) { $0 + $1.channelMessageCount }))
+    }
+}
