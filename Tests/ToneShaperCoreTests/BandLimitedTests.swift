@@ -35,13 +35,13 @@ struct BandLimitedTests {
     @Test("a band-limited note transposed above Nyquist is silent instead of folding back; the naive wave aliases",
           arguments: [WaveType.bandLimitedSawtooth, .bandLimitedSquare, .bandLimitedTriangle])
     func aboveNyquistIsSilent(wave: WaveType) throws {
-        // 1 kHz shape played 5 octaves up: a 32 kHz fundamental at 48 kHz.
-        let bl = try Bench.note(Bench.tone(1000, wave: wave, amplitude: 0.5), note: 69 + 60, seconds: 0.1)
+        // An 8 kHz shape played 2 octaves up: a 32 kHz fundamental at 48 kHz (MIDI notes stop at 127).
+        let bl = try Bench.note(Bench.tone(8000, wave: wave, amplitude: 0.5), note: 69 + 24, seconds: 0.1)
         #expect(Signal.peak(bl) == 0, "peak \(Signal.peak(bl))")
-        let naive = try Bench.note(Bench.tone(1000, wave: .sawtooth, amplitude: 0.5), note: 69 + 60, seconds: 0.1)
+        let naive = try Bench.note(Bench.tone(8000, wave: .sawtooth, amplitude: 0.5), note: 69 + 24, seconds: 0.1)
         #expect(Signal.peak(naive) > 0.01)
         // An octave lower (16 kHz) it sounds: its fundamental fits.
-        let fits = try Bench.note(Bench.tone(1000, wave: wave, amplitude: 0.5), note: 69 + 48, seconds: 0.1)
+        let fits = try Bench.note(Bench.tone(8000, wave: wave, amplitude: 0.5), note: 69 + 12, seconds: 0.1)
         #expect(Signal.peak(fits) > 0.05)
     }
 
