@@ -40,9 +40,7 @@ public final class EventFeeder: @unchecked Sendable {
     public init(messages: [TimedMIDIMessage], input: LiveInput, nap: Double = 0.002) {
         self.input = input
         self.nap = nap
-        events = messages.enumerated()
-            .sorted { ($0.element.frame, $0.offset) < ($1.element.frame, $1.offset) }
-            .map(\.element)
+        events = messages.inFrameOrder()
             .filter { input.accepts($0.message) }
             .map { TimedEngineEvent(frame: max(0, $0.frame), .midi($0.message)) }
         if events.isEmpty { complete.store(true, ordering: .releasing) }

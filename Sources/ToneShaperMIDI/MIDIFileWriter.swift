@@ -25,14 +25,14 @@ public enum MIDIFileWriter {
         precondition((1...0xFF_FFFF).contains(tempoMicrosecondsPerQuarter), "tempo must fit in 24 bits")
 
         let ticksPerFrame = Double(ticksPerQuarter) * 1_000_000 / Double(tempoMicrosecondsPerQuarter) / sampleRate
-        let ordered = events.enumerated().sorted { ($0.element.frame, $0.offset) < ($1.element.frame, $1.offset) }
+        let ordered = events.inFrameOrder()
 
         var track: [UInt8] = [0x00, 0xFF, 0x51, 0x03,
                               UInt8(tempoMicrosecondsPerQuarter >> 16),
                               UInt8(tempoMicrosecondsPerQuarter >> 8 & 0xFF),
                               UInt8(tempoMicrosecondsPerQuarter & 0xFF)]
         var previousTick = 0
-        for (_, event) in ordered {
+        for event in ordered {
             let tick = Self.tick(atFrame: event.frame, ticksPerFrame: ticksPerFrame)
             appendDelta(tick - previousTick, to: &track)
             track += event.message.clampedToWireRange.bytes

@@ -78,3 +78,18 @@ public struct TimedMIDIMessage: Equatable, Sendable, BitwiseCopyable {
         self.message = message
     }
 }
+
+extension Array where Element == TimedMIDIMessage {
+    /// In frame order, equal frames keeping their order: the array itself when it already is
+    /// (a file's messages always are; no copy of millions of events), else a stable sort.
+    public func inFrameOrder() -> [TimedMIDIMessage] {
+        var previous = Int64.min
+        for m in self {
+            if m.frame < previous {
+                return enumerated().sorted { ($0.element.frame, $0.offset) < ($1.element.frame, $1.offset) }.map(\.element)
+            }
+            previous = m.frame
+        }
+        return self
+    }
+}

@@ -36,11 +36,18 @@ struct RenderCommand: ParsableCommand {
             == URL(fileURLWithPath: midiFile).standardizedFileURL.resolvingSymlinksInPath() {
             throw CLIError("\(audio.output): is the MIDI file being rendered; choose another output")
         }
-        guard let data = FileManager.default.contents(atPath: midiFile) else {
-            throw CLIError("\(midiFile): cannot be read")
-        }
+        // The bytes live only while parsing: a 100 MB file is not kept twice through the render.
         let file: MIDIFile
-        do { file = try MIDIFile.parse([UInt8](data)) } catch { throw CLIError("\(midiFile): \(error)") }
+        do {
+            guard let bytes = FileManager.default.contents(atPath: midiFile).map({ [UInt8]($0) }) else {
+                throw CLIError("\(midiFile): cannot be read")
+            }
+            file = try MIDIFile.parse(bytes)
+        } catch let error as CLIError {
+            throw error
+        } catch {
+            throw CLIError("\(midiFile): \(error)")
+        }
         let frames = try limit.frames(seconds: file.durationSeconds + tail, rate: audio.rate, what: midiFile)
         var messages = file.timedMessages(sampleRate: Double(audio.rate))
         if setup.ignoresProgramChanges {

@@ -19,7 +19,7 @@ public struct OfflineRenderer {
     public func render(_ messages: [TimedMIDIMessage], totalFrames: Int,
                        progress: ((Double) -> Void)? = nil,
                        sink: (UnsafeBufferPointer<Float>) throws -> Void) rethrows {
-        let sorted = messages.enumerated().sorted { ($0.element.frame, $0.offset) < ($1.element.frame, $1.offset) }.map(\.element)
+        let sorted = messages.inFrameOrder()
         var events: [EngineEvent] = []
         events.reserveCapacity(256)
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 2 * blockFrames)
