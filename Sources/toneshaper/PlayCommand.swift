@@ -119,18 +119,34 @@ struct PlayCommand: ParsableCommand {
         return "\(from); \(LiveDeviceOptions.deviceDescription(pcm)); Ctrl-C stops"
     }
 
+    /// Writes a small file with plain POSIX calls, so a failure is the system's own words
+    /// ("No space left on device"); nil when it was written whole.
+    static func write(_ bytes: [UInt8], to path: String) -> String? {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else { return String(cString: strerror(errno)) }
+        var done = 0
+        while done < bytes.count {
+            let n = bytes[done...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if n <= 0 {
+                let reason = String(cString: strerror(n < 0 ? errno : ENOSPC))
+                close(fd)
+                return reason
+            }
+            done += n
+        }
+        return close(fd) == 0 ? nil : String(cString: strerror(errno))
+    }
+
     /// Writes the MIDI file, prints the summary, then reports the first failure (non-zero exit).
     func finish(_ summary: LiveSummary, sampleRate: Double, endFrame: Int64?) throws {
         var failures: [String] = []
         var midiLine: String?
         if let recordMIDI {
             let bytes = summary.midiFile(sampleRate: sampleRate)
-            do {
-                try Data(bytes).write(to: URL(fileURLWithPath: recordMIDI))
-                midiLine = "wrote \(recordMIDI) (\(summary.playedMIDI.count) events)"
-            } catch {
-                let reason = (error as NSError).userInfo[NSUnderlyingErrorKey].map { "\($0)" } ?? error.localizedDescription
+            if let reason = Self.write(bytes, to: recordMIDI) {
                 failures.append("\(recordMIDI): cannot be written (\(reason)); the MIDI take (\(summary.playedMIDI.count) events) is lost")
+            } else {
+                midiLine = "wrote \(recordMIDI) (\(summary.playedMIDI.count) events)"
             }
         }
         let frames = min(summary.framesRendered, endFrame ?? .max)

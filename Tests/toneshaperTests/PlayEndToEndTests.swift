@@ -195,6 +195,17 @@ struct TakeSurvivesTests {
         #expect(take.samples.contains { $0 != 0 })
     }
 
+    @Test("a MIDI take that cannot be written is named in one line, the audio take is still finalised, and the exit is non-zero")
+    func midiTakeOnAFullDisk() throws {
+        let work = try Workspace()
+        defer { work.remove() }
+        let r = try work.run(["play", "--midi-in", "-", "--device", "capture", "--no-realtime", "--tail", "0.1",
+                              "--record", "take.wav", "--record-midi", "/dev/full"], stdin: "0 on 60\n0.2 off 60\n")
+        #expect(r.status != 0)
+        #expect(r.stderr == "toneshaper: /dev/full: cannot be written (No space left on device); the MIDI take (2 events) is lost\n")
+        #expect(try AudioFileReader.read(path: work.path("take.wav")).frames == 14_400)
+    }
+
     @Test("a FLAC take killed with SIGKILL reads back: its STREAMINFO length is 0, FLAC's 'unknown', and every block on disk decodes")
     func sigkillFLAC() throws {
         let work = try Workspace()
