@@ -5,7 +5,7 @@
 // target; TONESHAPER_FUZZ_TARGET picks the reader:
 //
 //   midi    Standard MIDI File  MIDIFile.parse, then timedMessages and durationSeconds
-//   shape   shape (preset) JSON ShapeFile.decode, then validate, an engine, 512 frames of a note
+//   shape   shape (preset) JSON ShapeFile.decode, then validate, an engine, 768 frames of two notes
 //   map     controller mapping  ControllerMapFile.parse, then every assignment through an engine
 //   script  event script        EventScript.parse, then timedMessages
 //
@@ -64,8 +64,12 @@ func fuzzMIDIFile(_ bytes: [UInt8]) {
     if !(duration >= 0) { broken("duration \(duration)") }
 }
 
-/// The one note every shape is played with: a loaded file must sound, or be refused, never trap.
+/// Every shape that loads is played: middle C, then the highest key bent up (the furthest a shape is
+/// transposed) stealing its voice, then a release. A loaded file must sound, or be refused, never trap.
 let noteOn = [EngineEvent(offset: 0, .noteOn(channel: 0, note: 60, velocity: 100))]
+let highest = [EngineEvent(offset: 0, .pitchBend(channel: 0, value: 8191)),
+               EngineEvent(offset: 0, .noteOn(channel: 0, note: 127, velocity: 127)),
+               EngineEvent(offset: 128, .noteOff(channel: 0, note: 127, velocity: 64))]
 
 func checkSamples(_ samples: [Float], _ what: String) {
     for (i, s) in samples.enumerated() where !(abs(s) <= 1) { broken("\(what): sample \(i) is \(s)") }
@@ -89,7 +93,8 @@ func fuzzShapeFile(_ bytes: [UInt8]) {
     } catch {
         broken("a valid shape makes no engine: \(error)")
     }
-    checkSamples(engine.render(frames: 512, events: noteOn), "shape")
+    checkSamples(engine.render(frames: 512, events: noteOn), "shape, note 60")
+    checkSamples(engine.render(frames: 256, events: highest), "shape, note 127 bent up")
 }
 
 /// One engine for every map input would not see the map; the map is an `init` argument.

@@ -5,7 +5,7 @@
 #   TONESHAPER_FUZZ_TARGETS="shape map" bash Tests/Fuzz/run.sh 300     only some targets
 #
 #   midi    Standard MIDI Files   MIDIFile.parse, then timedMessages and durationSeconds
-#   shape   shape (preset) JSON   ShapeFile.decode, then validate, an engine and 512 frames of a note
+#   shape   shape (preset) JSON   ShapeFile.decode, then validate, an engine and 768 frames of two notes
 #   map     controller mappings   ControllerMapFile.parse, then every assignment through an engine
 #   script  event scripts         EventScript.parse, then timedMessages
 #
