@@ -47,7 +47,8 @@ public struct EventScript: Equatable, Sendable {
                 let value = words[c].dropFirst(3)
                 guard let ch = Int(value), (1...16).contains(ch) else { throw fail("channel '\(value)' is not 1...16") }
                 channel = UInt8(ch - 1)
-                words.remove(at: c)
+                let word = words.remove(at: c)
+                guard !words.isEmpty else { throw fail("'\(word)' needs a time and an event on its line") }
             }
             guard let seconds = Double(words[0]), seconds.isFinite, seconds >= 0, seconds < 1e7 else {
                 throw fail("time '\(words[0])' is not a number of seconds ≥ 0")

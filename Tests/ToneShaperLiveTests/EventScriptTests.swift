@@ -69,6 +69,20 @@ struct EventScriptTests {
             #expect(error.description == message)
         }
     }
+
+    /// Inputs Tests/Fuzz/run.sh found trapping the reader, minimised, kept as they were found.
+    @Test("a line holding only a channel is refused in one line, not a trap (found by the fuzzer)", arguments: [
+        ([0x63, 0x68, 0x3D, 0x31] as [UInt8], "stdin:1: 'ch=1' needs a time and an event on its line"),
+        (Array("0 on 60\n\tCH=16  # channel only\n".utf8), "stdin:2: 'CH=16' needs a time and an event on its line"),
+    ])
+    func channelAlone(bytes: [UInt8], message: String) {
+        #expect(throws: EventScriptError.self) { try EventScript.parse(String(decoding: bytes, as: UTF8.self)) }
+        do {
+            _ = try EventScript.parse(String(decoding: bytes, as: UTF8.self))
+        } catch {
+            #expect(error.description == message)
+        }
+    }
 }
 
 @Suite("Learning a controller")

@@ -1,0 +1,142 @@
+// libFuzzer entry point for ToneShaper's four readers of untrusted input.
+//
+// Not a SwiftPM target: Tests/Fuzz/run.sh compiles it with swiftc -sanitize=fuzzer,address together
+// with the readers' own sources (see the comment at the top of run.sh). One binary holds every
+// target; TONESHAPER_FUZZ_TARGET picks the reader:
+//
+//   midi    Standard MIDI File  MIDIFile.parse, then timedMessages and durationSeconds
+//   shape   shape (preset) JSON ShapeFile.decode, then validate, an engine, 768 frames of two notes
+//   map     controller mapping  ControllerMapFile.parse, then every assignment through an engine
+//   script  event script        EventScript.parse, then timedMessages
+//
+// Anything that traps is a finding; so is a broken promise the readers make (an error offset outside
+// the file, frames out of order, a sample that is not finite), turned into a trap here.
+
+import Foundation
+import ToneShaperMIDI
+
+enum FuzzTarget: String, CaseIterable {
+    case midi, shape, map, script
+
+    /// Read once: the environment does not change while libFuzzer runs.
+    static let chosen: FuzzTarget = {
+        let name = ProcessInfo.processInfo.environment["TONESHAPER_FUZZ_TARGET"] ?? ""
+        guard let target = FuzzTarget(rawValue: name) else {
+            let names = FuzzTarget.allCases.map(\.rawValue).joined(separator: "|")
+            FileHandle.standardError.write(Data("set TONESHAPER_FUZZ_TARGET=\(names) (got '\(name)')\n".utf8))
+            exit(2)
+        }
+        return target
+    }()
+}
+
+/// A broken invariant: trap, so libFuzzer saves the input.
+func broken(_ message: @autoclosure () -> String) -> Never {
+    fatalError("fuzz invariant: \(message())")
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func toneShaperFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    switch FuzzTarget.chosen {
+    case .midi: fuzzMIDIFile(bytes)
+    case .shape: fuzzShapeFile(bytes)
+    case .map: fuzzControllerMap(bytes)
+    case .script: fuzzEventScript(bytes)
+    }
+    return 0
+}
+
+func fuzzMIDIFile(_ bytes: [UInt8]) {
+    let file: MIDIFile
+    do {
+        file = try MIDIFile.parse(bytes)
+    } catch let error as MIDIFileError {
+        if !(0...bytes.count).contains(error.offset) { broken("error offset outside the file: \(error)") }
+        return
+    } catch {
+        broken("not a MIDIFileError: \(error)")
+    }
+    let frames = file.timedMessages(sampleRate: 48_000).map(\.frame)
+    for (a, b) in zip(frames, frames.dropFirst()) where a > b { broken("frames out of order: \(a) before \(b)") }
+    if let first = frames.first, first < 0 { broken("negative frame \(first)") }
+    let duration = file.durationSeconds
+    if !(duration >= 0) { broken("duration \(duration)") }
+}
+
+/// Every shape that loads is played: middle C, then the highest key bent up (the furthest a shape is
+/// transposed) stealing its voice, then a release. A loaded file must sound, or be refused, never trap.
+let noteOn = [EngineEvent(offset: 0, .noteOn(channel: 0, note: 60, velocity: 100))]
+let highest = [EngineEvent(offset: 0, .pitchBend(channel: 0, value: 8191)),
+               EngineEvent(offset: 0, .noteOn(channel: 0, note: 127, velocity: 127)),
+               EngineEvent(offset: 128, .noteOff(channel: 0, note: 127, velocity: 64))]
+
+func checkSamples(_ samples: [Float], _ what: String) {
+    for (i, s) in samples.enumerated() where !(abs(s) <= 1) { broken("\(what): sample \(i) is \(s)") }
+}
+
+func fuzzShapeFile(_ bytes: [UInt8]) {
+    let shape: Shape
+    do {
+        shape = try ShapeFile.decode(Data(bytes), file: "fuzz.json", fallbackName: "fuzz")
+    } catch {
+        return  // typed throws: a ShapeError naming the field, which is the point
+    }
+    do {
+        try shape.validate()
+    } catch {
+        broken("decode accepted a shape validate refuses: \(error)")
+    }
+    let engine: Engine
+    do {
+        engine = try ShapeExport.engine(for: shape, sampleRate: 48_000)
+    } catch {
+        broken("a valid shape makes no engine: \(error)")
+    }
+    checkSamples(engine.render(frames: 512, events: noteOn), "shape, note 60")
+    checkSamples(engine.render(frames: 256, events: highest), "shape, note 127 bent up")
+}
+
+/// One engine for every map input would not see the map; the map is an `init` argument.
+let mapShape = Shape.constant(440)
+
+func fuzzControllerMap(_ bytes: [UInt8]) {
+    let map: ControllerMap
+    do {
+        map = try ControllerMapFile.parse(String(decoding: bytes, as: UTF8.self), file: "fuzz.map")
+    } catch {
+        return
+    }
+    guard !map.assignments.isEmpty else { return }
+    var events: [EngineEvent] = [EngineEvent(offset: 0, .noteOn(channel: 0, note: 60, velocity: 100))]
+    for (k, a) in map.assignments.prefix(64).enumerated() {
+        for value: UInt8 in [0, 64, 127] {
+            let v = a.value(for: value)
+            if !a.parameter.limits.contains(v) { broken("\(a) gives \(v) for \(value), outside \(a.parameter.limits)") }
+        }
+        let channel = a.channel ?? 0
+        events.append(EngineEvent(offset: 2 * k, .controlChange(channel: channel, controller: a.controller, value: 0)))
+        events.append(EngineEvent(offset: 2 * k + 1, .controlChange(channel: channel, controller: a.controller, value: 127)))
+    }
+    // 8 kHz: the map does not depend on the rate, and the echo lines (2 s per part) stay small enough
+    // to build one engine per input at a useful rate.
+    var config = EngineConfiguration(sampleRate: 8_000, voices: 2)
+    config.channelPresets = Array(repeating: 0, count: 16)
+    let library: PresetLibrary
+    do { library = try PresetLibrary(shapes: [mapShape]) } catch { broken("\(error)") }
+    let engine = Engine(library: library, configuration: config, controllerMap: map)
+    checkSamples(engine.render(frames: 256, events: events), "map")
+}
+
+func fuzzEventScript(_ bytes: [UInt8]) {
+    let script: EventScript
+    do {
+        script = try EventScript.parse(String(decoding: bytes, as: UTF8.self), source: "fuzz")
+    } catch {
+        return
+    }
+    let frames = script.timedMessages(sampleRate: 48_000).map(\.frame)
+    for (a, b) in zip(frames, frames.dropFirst()) where a > b { broken("frames out of order: \(a) before \(b)") }
+    if let first = frames.first, first < 0 { broken("negative frame \(first)") }
+    _ = script.durationSeconds
+}
