@@ -185,7 +185,7 @@ for target in $TARGETS; do
     echo "  ${what:-see $log}${why:+ — $why}${where:+ at ${where#"$PWD/"}}"
     echo "  input: ${input:-(none written; see $log)}"
     if [ -n "$input" ]; then
-      echo "  replay:   TONESHAPER_FUZZ_TARGET=$target $BIN $input"
+      echo "  replay:   TONESHAPER_FUZZ_TARGET=$target SWIFT_BACKTRACE=enable=no $BIN $input"
       echo "  minimise: TONESHAPER_FUZZ_TARGET=$target SWIFT_BACKTRACE=enable=no $BIN -minimize_crash=1 -runs=20000 -max_len=$max_len $input"
     fi
     echo "  log: $log"
