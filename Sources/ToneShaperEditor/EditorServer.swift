@@ -34,6 +34,8 @@ public final class EditorServer: Sendable {
     let initial: Shape?
     /// What the page and the instrument start on: `initial`, else the library's first shape.
     public let startingShape: Shape
+    /// What the library said when it was read at start (overrides, clashes, skipped files), to print once.
+    public let libraryNotes: [String]
     /// The ALSA instrument playing the shape being edited (`--device`/`--connect`), if any.
     let instrument: Mutex<LiveSession?>
 
@@ -48,6 +50,7 @@ public final class EditorServer: Sendable {
             initial = nil
         }
         startingShape = initial ?? library.entries[0].shape
+        libraryNotes = library.notes
         instrument = Mutex(nil)
     }
 

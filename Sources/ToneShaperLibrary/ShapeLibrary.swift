@@ -106,7 +106,11 @@ public struct ShapeLibrary: Sendable {
 
     /// A library entry by name, or by the program number it answers to.
     public func entry(named name: String) -> Entry? { entries[..<libraryCount].first { $0.shape.name == name } }
-    public func entry(program: Int) -> Entry? { entries[..<libraryCount].first { $0.answersToProgram && $0.shape.program == program } }
+    public func entry(program: Int) -> Entry? { index(program: program).map { entries[$0] } }
+    /// The library entry a program change to `program` selects.
+    public func index(program: Int) -> Int? {
+        entries[..<libraryCount].firstIndex { $0.answersToProgram && $0.shape.program == program }
+    }
 
     /// What `--preset SPEC` names: a shape file (SPEC ends in `.json` or holds a `/`), else a
     /// library name, else a program number. A file is added as an entry of its own. Returns the
@@ -123,9 +127,7 @@ public struct ShapeLibrary: Sendable {
             return entries.count - 1
         }
         if let i = entries[..<libraryCount].firstIndex(where: { $0.shape.name == spec }) { return i }
-        if let p = Int(spec), let i = entries[..<libraryCount].firstIndex(where: { $0.answersToProgram && $0.shape.program == p }) {
-            return i
-        }
+        if let p = Int(spec), let i = index(program: p) { return i }
         let names = entries[..<libraryCount].map(\.shape.name).joined(separator: ", ")
         throw LibraryError("unknown preset '\(spec)' (try: \(names), or a shape .json file)")
     }

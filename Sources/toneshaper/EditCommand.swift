@@ -4,7 +4,6 @@ import Foundation
 import Synchronization
 import ToneShaperCore
 import ToneShaperEditor
-import ToneShaperLibrary
 import ToneShaperLive
 
 struct EditCommand: ParsableCommand {
@@ -48,7 +47,7 @@ struct EditCommand: ParsableCommand {
         config.port = port
         config.initialShape = shape
         let server = try EditorServer(configuration: config)
-        for note in try ShapeLibrary.standard().notes { Console.error("toneshaper: note: \(note)") }
+        for note in server.libraryNotes { Console.error("toneshaper: note: \(note)") }
 
         var player: LivePlayer?
         if live.device != nil || !live.connect.isEmpty {

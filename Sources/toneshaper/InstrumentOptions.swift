@@ -101,7 +101,7 @@ struct InstrumentOptions: ParsableArguments {
                 throw CLIError("--presets: '\(item)' is not CHANNEL=PRESET (channel 1-16) or pPROGRAM=PRESET (program 0-127)")
             }
         }
-        let start = programs[0] ?? shapes.entries.firstIndex { $0.answersToProgram && $0.shape.program == 0 } ?? 0
+        let start = programs[0] ?? shapes.index(program: 0) ?? 0
         return (channels.map { $0 ?? start }, programs)
     }
 }

@@ -91,3 +91,15 @@ export function verticalGridLine(ctx, c, p, x, label, gap) {
   ctx.fillStyle = c.text;
   ctx.fillText(label, xx, p.top + p.height + gap);
 }
+
+/** A horizontal grid line across the plot at y (CSS px), strong or not, with its label left of the plot. */
+export function horizontalGridLine(ctx, c, p, y, label, strong) {
+  const yy = Math.round(y) + 0.5;
+  ctx.strokeStyle = strong ? c.gridStrong : c.grid;
+  ctx.beginPath();
+  ctx.moveTo(p.left, yy);
+  ctx.lineTo(p.left + p.width, yy);
+  ctx.stroke();
+  ctx.fillStyle = c.text;
+  ctx.fillText(label, p.left - 6, yy);
+}

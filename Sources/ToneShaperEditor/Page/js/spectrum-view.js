@@ -4,7 +4,7 @@
  * effect of fourierTerms show while editing.
  */
 
-import { beginChart, verticalGridLine, watchSize, MONO } from "./canvas.js";
+import { beginChart, verticalGridLine, horizontalGridLine, watchSize, MONO } from "./canvas.js";
 
 const MARGIN = { left: 40, right: 10, top: 20, bottom: 18 };
 const FLOOR_DB = -100;
@@ -36,16 +36,7 @@ export class SpectrumView {
     ctx.font = `10px ${MONO}`;
     ctx.textBaseline = "middle";
     ctx.textAlign = "right";
-    for (let d = 0; d >= FLOOR_DB; d -= 20) {
-      const yy = Math.round(y(d)) + 0.5;
-      ctx.strokeStyle = d === 0 ? c.gridStrong : c.grid;
-      ctx.beginPath();
-      ctx.moveTo(p.left, yy);
-      ctx.lineTo(p.left + p.width, yy);
-      ctx.stroke();
-      ctx.fillStyle = c.text;
-      ctx.fillText(String(d), p.left - 6, yy);
-    }
+    for (let d = 0; d >= FLOOR_DB; d -= 20) horizontalGridLine(ctx, c, p, y(d), String(d), d === 0);
     ctx.textAlign = "center";
     ctx.textBaseline = "top";
     for (const f of [50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000]) {

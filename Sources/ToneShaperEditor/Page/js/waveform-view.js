@@ -10,7 +10,7 @@
  * read; the axis labels and the "×k" in the title keep the true sample values.
  */
 
-import { beginChart, watchSize, MONO } from "./canvas.js";
+import { beginChart, horizontalGridLine, watchSize, MONO } from "./canvas.js";
 
 const MARGIN = { left: 40, right: 10, top: 20, bottom: 18 };
 
@@ -43,14 +43,7 @@ export class WaveformView {
     ctx.textBaseline = "middle";
     ctx.textAlign = "right";
     for (const v of [1, 0.5, 0, -0.5, -1]) {
-      const y = Math.round(mid - (v * p.height) / 2) + 0.5;
-      ctx.strokeStyle = v === 0 ? c.gridStrong : c.grid;
-      ctx.beginPath();
-      ctx.moveTo(p.left, y);
-      ctx.lineTo(p.left + p.width, y);
-      ctx.stroke();
-      ctx.fillStyle = c.text;
-      ctx.fillText(String(+(v / zoom).toPrecision(2)), p.left - 6, y);
+      horizontalGridLine(ctx, c, p, mid - (v * p.height) / 2, String(+(v / zoom).toPrecision(2)), v === 0);
     }
     ctx.textAlign = "left";
     ctx.fillStyle = c.textBright;
