@@ -62,14 +62,14 @@ let package = Package(
         .testTarget(name: "ToneShaperMIDITests", dependencies: ["ToneShaperMIDI", "TestSupport"]),
         .testTarget(name: "ToneShaperLibraryTests", dependencies: ["ToneShaperLibrary", "ToneShaperCore"]),
         .testTarget(name: "ToneShaperEditorTests", dependencies: ["ToneShaperEditor", "ToneShaperLibrary", "ToneShaperCore",
-                                                                  "ToneShaperAudioFile", "ToneShaperLive", "AllocationCounter"]),
+                                                                  "ToneShaperAudioFile", "ToneShaperLive", "AllocationCounter", "TestSupport"]),
         .testTarget(name: "ToneShaperPlotTests", dependencies: ["ToneShaperPlot", "ToneShaperCore"]),
         .testTarget(name: "ToneShaperRealtimeTests", dependencies: ["ToneShaperRealtime"]),
         .testTarget(name: "ToneShaperAudioFileTests", dependencies: ["ToneShaperAudioFile"]),
         .testTarget(name: "ToneShaperALSATests", dependencies: ["ToneShaperALSA", "ToneShaperMIDI", "AllocationCounter"]),
         .testTarget(name: "ToneShaperLiveTests", dependencies: ["ToneShaperLive", "ToneShaperCore", "ToneShaperMIDI",
-                                                                "ToneShaperAudioFile", "ToneShaperALSA", "AllocationCounter"]),
+                                                                "ToneShaperAudioFile", "ToneShaperALSA", "AllocationCounter", "TestSupport"]),
         // End-to-end: runs the built `toneshaper` program and reads back what it wrote.
-        .testTarget(name: "toneshaperTests", dependencies: ["toneshaper", "ToneShaperAudioFile", "ToneShaperMIDI"]),
+        .testTarget(name: "toneshaperTests", dependencies: ["toneshaper", "ToneShaperAudioFile", "ToneShaperMIDI", "TestSupport"]),
     ]
 )

@@ -14,23 +14,12 @@ enum Signal {
 
     /// Times (in samples, fractional) where the signal crosses zero going up, linearly interpolated.
     static func risingZeroCrossings(_ x: [Float], in range: Range<Int>? = nil) -> [Double] {
-        let r = range ?? 0..<x.count
-        var result: [Double] = []
-        guard r.count >= 2 else { return result }
-        for i in (r.lowerBound + 1)..<r.upperBound {
-            let a = Double(x[i - 1]), b = Double(x[i])
-            if a < 0 && b >= 0 {
-                result.append(Double(i - 1) + a / (a - b))
-            }
-        }
-        return result
+        ZeroCrossings.rising(x, in: range)
     }
 
     /// Mean frequency over a range: whole periods between the first and last rising zero crossing.
     static func frequency(_ x: [Float], sampleRate: Double, in range: Range<Int>? = nil) -> Double? {
-        let z = risingZeroCrossings(x, in: range)
-        guard z.count >= 3 else { return nil }
-        return Double(z.count - 1) / (z.last! - z.first!) * sampleRate
+        ZeroCrossings.frequency(x, rate: sampleRate, in: range)
     }
 
     /// Instantaneous frequency track: one (time in seconds, Hz) per period, placed at the period's middle.

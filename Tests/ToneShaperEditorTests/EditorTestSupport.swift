@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import TestSupport
 import ToneShaperCore
 import ToneShaperEditor
 import ToneShaperLibrary
@@ -156,22 +157,13 @@ extension Array where Element == UInt8 {
 
 /// Measurements on received audio, independent of the engine.
 enum Measure {
-    /// Mean frequency from rising zero crossings (interpolated) over `range`.
     static func frequency(_ x: [Float], rate: Double, in range: Range<Int>) -> Double? {
-        var crossings: [Double] = []
-        for i in (range.lowerBound + 1)..<range.upperBound where x[i - 1] < 0 && x[i] >= 0 {
-            crossings.append(Double(i - 1) + Double(x[i - 1] / (x[i - 1] - x[i])))
-        }
-        guard crossings.count >= 3 else { return nil }
-        return Double(crossings.count - 1) / (crossings.last! - crossings.first!) * rate
+        ZeroCrossings.frequency(x, rate: rate, in: range)
     }
 
     /// The first sample from which every period until `range.upperBound` is near `frequency`.
     static func onset(of frequency: Double, _ x: [Float], rate: Double, in range: Range<Int>) -> Int? {
-        var crossings: [Double] = []
-        for i in (range.lowerBound + 1)..<range.upperBound where x[i - 1] < 0 && x[i] >= 0 {
-            crossings.append(Double(i - 1) + Double(x[i - 1] / (x[i - 1] - x[i])))
-        }
+        let crossings = ZeroCrossings.rising(x, in: range)
         var start: Int?
         for k in 1..<crossings.count {
             let f = rate / (crossings[k] - crossings[k - 1])

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import ToneShaperALSA
 import ToneShaperCore
@@ -36,13 +37,7 @@ struct ShapeSwapPlaybackTests {
 
         let captured = try folder.capturedFloats()
         let left = stride(from: 0, to: Int(2 * endFrame), by: 2).map { captured[$0] }
-        func frequency(_ range: Range<Int>) -> Double? {
-            var z: [Double] = []
-            for i in (range.lowerBound + 1)..<range.upperBound where left[i - 1] < 0 && left[i] >= 0 {
-                z.append(Double(i - 1) + Double(left[i - 1] / (left[i - 1] - left[i])))
-            }
-            return z.count >= 3 ? Double(z.count - 1) / (z.last! - z.first!) * 48_000 : nil
-        }
+        func frequency(_ range: Range<Int>) -> Double? { ZeroCrossings.frequency(left, rate: 48_000, in: range) }
         let before = try #require(frequency(4_800..<Int(offeredAt)))
         let after = try #require(frequency((Int(endFrame) - 48_000)..<Int(endFrame)))
         #expect(abs(before - 250) < 0.5)

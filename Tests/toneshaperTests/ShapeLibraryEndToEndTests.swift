@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import TestSupport
 import Testing
 import ToneShaperAudioFile
 
@@ -19,11 +20,7 @@ struct ShapeLibraryEndToEndTests {
     static func frequency(_ path: String) throws -> Double {
         let audio = try AudioFileReader.read(path: path)
         let left = stride(from: 0, to: audio.samples.count, by: audio.channels).map { audio.samples[$0] }
-        var crossings: [Double] = []
-        for i in 4_801..<min(left.count, 33_600) where left[i - 1] < 0 && left[i] >= 0 {
-            crossings.append(Double(i - 1) + Double(left[i - 1] / (left[i - 1] - left[i])))
-        }
-        return Double(crossings.count - 1) / (crossings.last! - crossings.first!) * Double(audio.sampleRate)
+        return ZeroCrossings.frequency(left, rate: Double(audio.sampleRate), in: 4_800..<min(left.count, 33_600)) ?? 0
     }
 
     @Test("--preset FILE.json plays the file itself, even when a built-in has its name; so do --presets and render-shape")
