@@ -1,5 +1,6 @@
 import CALSA
 import Synchronization
+import ToneShaperRealtime
 
 #if canImport(Glibc)
 import Glibc
@@ -66,6 +67,33 @@ public enum SampleFormat: String, CaseIterable, Sendable {
 /// Opened in blocking mode: `write` returns when ALSA has taken every frame, which is what paces
 /// the audio thread. Not thread-safe: after setup, only the audio thread calls `write`.
 public final class PCMOutput {
+    /// Everything the device was opened with, so it can be opened again the same way after it was lost.
+    public struct Request: Sendable {
+        public var device: String
+        public var sampleRate: Int
+        public var channels: Int
+        public var periodFrames: Int
+        public var periods: Int
+        /// True when the user left buffering to us: `periodFrames × periods` is only where to start;
+        /// the device gets at least 3 periods and 8 ms of buffer, in sizes it accepts.
+        public var negotiate: Bool
+        public var configText: String?
+        public var formats: [SampleFormat]
+
+        public init(device: String = "default", sampleRate: Int = 48000, channels: Int = 2, periodFrames: Int = 128,
+                    periods: Int = 3, negotiate: Bool = false, configText: String? = nil,
+                    formats: [SampleFormat] = SampleFormat.preferenceOrder) {
+            self.device = device; self.sampleRate = sampleRate; self.channels = channels
+            self.periodFrames = periodFrames; self.periods = periods; self.negotiate = negotiate
+            self.configText = configText; self.formats = formats
+        }
+    }
+
+    /// The smallest buffer a negotiated setup accepts: shorter ones are where drivers time out.
+    public static let minimumNegotiatedBufferSeconds = 0.008
+    public static let minimumNegotiatedPeriods = 3
+
+    public let request: Request
     public let device: String
     public let channels: Int
     /// The rate the device agreed to (may differ from the one asked for).
@@ -93,11 +121,20 @@ public final class PCMOutput {
     /// - Parameter configText: alsa-lib configuration text merged over the global configuration
     ///   for this PCM only (e.g. a `file` PCM over `null`), so tests need no environment variables.
     /// - Parameter formats: the sample formats allowed, best first.
-    public init(device: String = "default", sampleRate: Int = 48000, channels: Int = 2,
-                periodFrames: Int = 128, periods: Int = 3, configText: String? = nil,
-                formats: [SampleFormat] = SampleFormat.preferenceOrder) throws {
+    public convenience init(device: String = "default", sampleRate: Int = 48000, channels: Int = 2,
+                            periodFrames: Int = 128, periods: Int = 3, negotiate: Bool = false, configText: String? = nil,
+                            formats: [SampleFormat] = SampleFormat.preferenceOrder) throws {
+        try self.init(Request(device: device, sampleRate: sampleRate, channels: channels, periodFrames: periodFrames,
+                              periods: periods, negotiate: negotiate, configText: configText, formats: formats))
+    }
+
+    /// Opens the device as `request` says.
+    public init(_ request: Request) throws {
+        let device = request.device, sampleRate = request.sampleRate, channels = request.channels
+        let periodFrames = request.periodFrames, periods = request.periods, configText = request.configText
         precondition(sampleRate > 0 && channels > 0 && periodFrames > 0 && periods > 0,
                      "PCMOutput needs positive rate, channels, period size and period count")
+        self.request = request
         self.device = device
         self.channels = channels
         ALSAError.prepareLibrary()
@@ -120,7 +157,8 @@ public final class PCMOutput {
 
         do {
             let setup = try Self.configure(pcm, device: device, sampleRate: sampleRate, channels: channels,
-                                           periodFrames: periodFrames, periods: periods, formats: formats)
+                                           periodFrames: periodFrames, periods: periods, negotiate: request.negotiate,
+                                           formats: request.formats)
             self.sampleRate = setup.rate
             self.periodFrames = setup.period
             self.bufferFrames = setup.buffer
@@ -140,6 +178,23 @@ public final class PCMOutput {
     deinit {
         close()
         scratch.deallocate()
+    }
+
+    /// Frames still to be played before the next frame written, and the monotonic time at which
+    /// that was so (snd_pcm_htimestamp: the driver's last pointer update and its timestamp, read
+    /// without a system call on most drivers). Real-time safe; nil when the device cannot say.
+    public func playbackPosition() -> (delay: Int, nanoseconds: Int64)? {
+        guard let pcm = handle else { return nil }
+        var available: snd_pcm_uframes_t = 0
+        var stamp = snd_htimestamp_t()
+        guard snd_pcm_htimestamp(pcm, &available, &stamp) >= 0 else { return nil }
+        let now = MonotonicClock.nanoseconds()
+        var nanoseconds = Int64(stamp.tv_sec) &* 1_000_000_000 &+ Int64(stamp.tv_nsec)
+        // A plugin that keeps no timestamps (or another clock) reports 0 or a time far off: the
+        // moment we asked is then the best we know.
+        if nanoseconds <= 0 || abs(now - nanoseconds) > 1_000_000_000 { nanoseconds = now }
+        let delay = bufferFrames - min(Int(clamping: available), bufferFrames)
+        return (delay, nanoseconds)
     }
 
     /// Writes `frames` interleaved frames (`frames * channels` floats), blocking until ALSA took them.
@@ -260,7 +315,7 @@ public final class PCMOutput {
     }
 
     private static func configure(_ pcm: OpaquePointer, device: String, sampleRate: Int, channels: Int,
-                                  periodFrames: Int, periods: Int, formats: [SampleFormat]) throws -> Setup {
+                                  periodFrames: Int, periods: Int, negotiate: Bool, formats: [SampleFormat]) throws -> Setup {
         func check(_ result: Int32, _ attempt: String) throws {
             if result < 0 {
                 throw ALSAError(attempt, subject: device, code: result, detail: ALSAError.lastLibraryMessage())
@@ -287,6 +342,17 @@ public final class PCMOutput {
         var dir: Int32 = 0
         try check(snd_pcm_hw_params_set_rate_near(pcm, hw, &rate, &dir), "cannot set a sample rate near \(sampleRate) Hz on PCM device")
 
+        if negotiate {
+            // Floors, not wishes: at least 3 periods and 8 ms, so a driver whose clock ticks in
+            // milliseconds (snd-aloop, some USB) gets a buffer it can keep full. Refusals are fine:
+            // the device's own limits then stand.
+            var minimumPeriods = UInt32(Self.minimumNegotiatedPeriods)
+            dir = 0
+            _ = snd_pcm_hw_params_set_periods_min(pcm, hw, &minimumPeriods, &dir)
+            var minimumBuffer = UInt32(Self.minimumNegotiatedBufferSeconds * 1_000_000)
+            dir = 0
+            _ = snd_pcm_hw_params_set_buffer_time_min(pcm, hw, &minimumBuffer, &dir)
+        }
         var period = snd_pcm_uframes_t(periodFrames)
         dir = 0
         try check(snd_pcm_hw_params_set_period_size_near(pcm, hw, &period, &dir),
@@ -319,6 +385,10 @@ public final class PCMOutput {
         // Start once the buffer is full (fewest early underruns); wake the writer a period at a time.
         try check(snd_pcm_sw_params_set_start_threshold(pcm, sw, actualBuffer), "cannot set the start threshold of PCM device")
         try check(snd_pcm_sw_params_set_avail_min(pcm, sw, actualPeriod), "cannot set the wake-up size of PCM device")
+        // Timestamps on the monotonic clock, which the MIDI thread stamps arrivals with (see DeviceClock).
+        try check(snd_pcm_sw_params_set_tstamp_mode(pcm, sw, SND_PCM_TSTAMP_ENABLE), "cannot turn on timestamps of PCM device")
+        try check(snd_pcm_sw_params_set_tstamp_type(pcm, sw, SND_PCM_TSTAMP_TYPE_MONOTONIC),
+                  "cannot use the monotonic clock for timestamps of PCM device")
         try check(snd_pcm_sw_params(pcm, sw), "cannot apply software parameters to PCM device")
 
         return Setup(format: format, rate: Int(actualRate), period: Int(actualPeriod), buffer: Int(actualBuffer))

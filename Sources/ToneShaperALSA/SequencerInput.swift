@@ -1,6 +1,7 @@
 import CALSA
 import Synchronization
 import ToneShaperMIDI
+import ToneShaperRealtime
 
 #if canImport(Glibc)
 import Glibc
@@ -10,6 +11,10 @@ import Musl
 
 /// MIDI input from the ALSA sequencer: a client "ToneShaper" with one writable port that other
 /// programs and keyboards can be connected to, read on a thread of its own.
+///
+/// The port also listens to System:Announce (0:1), so a client or port that goes away is heard of
+/// even when it wrote to us without a subscription; each message says which client:port sent it,
+/// and when (CLOCK_MONOTONIC, read as it is taken from the kernel), so it can be played at its own frame.
 ///
 /// The reader waits in poll() with a short timeout, so it sleeps while nothing arrives and
 /// `stop()` returns within that timeout.
@@ -24,8 +29,9 @@ public final class SequencerInput {
     public let portID: Int32
     /// Only messages on this (0-based) channel are delivered; nil delivers all.
     public let channelFilter: UInt8?
-    /// Called on the reader thread for each decoded event; set before `start()`.
-    public var onEvent: ((SequencerEvent) -> Void)?
+    /// Called on the reader thread for each decoded event with its arrival time (monotonic
+    /// nanoseconds, see `MonotonicClock`); set before `start()`.
+    public var onEvent: ((SequencerEvent, Int64) -> Void)?
 
     /// How many times the kernel's input queue overflowed and events were lost.
     public var overrunCount: Int { state?.overruns.load(ordering: .relaxed) ?? 0 }
@@ -70,10 +76,20 @@ public final class SequencerInput {
             snd_seq_close(seq)
             throw ALSAError("cannot read our sequencer client number", code: client)
         }
+        // Client and port departures arrive through System:Announce: without it, a sender that wrote to
+        // us directly (no subscription) and died would leave its notes sounding.
+        let announced = snd_seq_connect_from(seq, port, Int32(SND_SEQ_CLIENT_SYSTEM), Int32(SND_SEQ_PORT_SYSTEM_ANNOUNCE))
+        guard announced >= 0 else {
+            snd_seq_close(seq)
+            throw ALSAError("cannot subscribe to System:Announce (0:1)", code: announced)
+        }
         self.handle = seq
         self.clientID = client
         self.portID = port
     }
+
+    /// Our own address, as senders and announcements name it.
+    public var address: SequencerAddress { SequencerAddress(client: UInt8(clientID), port: UInt8(portID)) }
 
     deinit { close() }
 
@@ -90,10 +106,31 @@ public final class SequencerInput {
             throw ALSAError("unknown MIDI source", subject: source, code: parsed,
                             reason: "no such sequencer client or port (list them with `aconnect -i`)")
         }
+        // snd_seq_connect_from says only "Invalid argument" for an address nobody has: say which part is missing.
+        try Self.checkExists(seq, address, source: source)
         let connected = snd_seq_connect_from(seq, portID, Int32(address.client), Int32(address.port))
         guard connected >= 0 else {
             throw ALSAError("cannot subscribe to MIDI source '\(source)' (\(address.client):\(address.port))",
                             code: connected, detail: ALSAError.lastLibraryMessage())
+        }
+    }
+
+    /// Throws "no such sequencer client 99" or "sequencer client 20 (Name) has no port 3".
+    private static func checkExists(_ seq: OpaquePointer, _ address: snd_seq_addr_t, source: String) throws {
+        var clientOptional: OpaquePointer?
+        var portOptional: OpaquePointer?
+        guard snd_seq_client_info_malloc(&clientOptional) >= 0, let clientInfo = clientOptional else { return }
+        defer { snd_seq_client_info_free(clientInfo) }
+        guard snd_seq_port_info_malloc(&portOptional) >= 0, let portInfo = portOptional else { return }
+        defer { snd_seq_port_info_free(portInfo) }
+        guard snd_seq_get_any_client_info(seq, Int32(address.client), clientInfo) >= 0 else {
+            throw ALSAError("cannot connect from MIDI source", subject: source,
+                            reason: "no such sequencer client \(address.client) (list them with `aconnect -i`)")
+        }
+        guard snd_seq_get_any_port_info(seq, Int32(address.client), Int32(address.port), portInfo) >= 0 else {
+            let name = String(cString: snd_seq_client_info_get_name(clientInfo))
+            throw ALSAError("cannot connect from MIDI source", subject: source,
+                            reason: "sequencer client \(address.client) (\(name)) has no port \(address.port) (list them with `aconnect -i`)")
         }
     }
 
@@ -103,7 +140,7 @@ public final class SequencerInput {
         guard let seq = handle else { throw ALSAError("cannot start reading MIDI", reason: "the sequencer is closed") }
         let count = snd_seq_poll_descriptors_count(seq, Int16(POLLIN))
         guard count > 0 else { throw ALSAError("cannot poll the ALSA sequencer", reason: "it offers no poll descriptors") }
-        let state = ReaderState(seq: seq, descriptorCount: Int(count), channelFilter: channelFilter, onEvent: onEvent)
+        let state = ReaderState(seq: seq, descriptorCount: Int(count), channelFilter: channelFilter, port: address, onEvent: onEvent)
         let filled = snd_seq_poll_descriptors(seq, state.descriptors, UInt32(count), Int16(POLLIN))
         guard filled > 0 else { throw ALSAError("cannot poll the ALSA sequencer", code: filled) }
         state.descriptorCount = Int(filled)
@@ -138,18 +175,21 @@ private final class ReaderState: @unchecked Sendable {
     let descriptors: UnsafeMutablePointer<pollfd>
     var descriptorCount: Int
     let channelFilter: UInt8?
-    let onEvent: ((SequencerEvent) -> Void)?
+    let port: SequencerAddress
+    let onEvent: ((SequencerEvent, Int64) -> Void)?
     let stopRequested = Atomic<Bool>(false)
     let overruns = Atomic<Int>(0)
     /// Written by the reader thread only; read after it was joined.
     var failure: ALSAError?
 
-    init(seq: OpaquePointer, descriptorCount: Int, channelFilter: UInt8?, onEvent: ((SequencerEvent) -> Void)?) {
+    init(seq: OpaquePointer, descriptorCount: Int, channelFilter: UInt8?, port: SequencerAddress,
+         onEvent: ((SequencerEvent, Int64) -> Void)?) {
         self.seq = seq
         self.descriptors = .allocate(capacity: descriptorCount)
         self.descriptors.initialize(repeating: pollfd(), count: descriptorCount)
         self.descriptorCount = descriptorCount
         self.channelFilter = channelFilter
+        self.port = port
         self.onEvent = onEvent
     }
 
@@ -184,8 +224,10 @@ private final class ReaderState: @unchecked Sendable {
                 failure = ALSAError("cannot read MIDI input from the ALSA sequencer", code: result)
                 return false
             }
-            if let event, let decoded = SequencerInput.decode(event, channelFilter: channelFilter) {
-                onEvent?(decoded)
+            // Stamped as it leaves the kernel: the reader wakes within microseconds of the arrival.
+            let arrival = MonotonicClock.nanoseconds()
+            if let event, let decoded = SequencerInput.decode(event, channelFilter: channelFilter, port: port) {
+                onEvent?(decoded, arrival)
             }
         }
     }

@@ -14,20 +14,41 @@ import Musl
 /// Exactly one thread may use an input (the ring is single-producer): the sequencer's reader thread
 /// for a keyboard, or the feeder thread for a file or script. It runs on that thread, not the audio
 /// thread, so it may wait a little when the ring is full; the audio thread never waits for it.
+///
+/// It also remembers which sequencer source holds each note and each sustain pedal, so when a
+/// source leaves (unplugged, its program died) exactly its notes are released — with ordinary
+/// note-offs and pedal-ups, which `--record-midi` keeps, so the take re-renders the same.
 public final class LiveInput: @unchecked Sendable {
     public let session: LiveSession
-    /// Only messages on this 0-based channel pass (release-all always passes); nil passes all.
+    /// Only messages on this 0-based channel pass; nil passes all.
     public let channelFilter: UInt8?
     /// Drops program changes, for `--preset` (one preset on every channel, as `render --preset` does).
     public let ignoresProgramChanges: Bool
 
     private let dropped = Atomic<Int>(0)
+    /// Who holds each channel × key: 0 nobody, else `holderTag(source)`. Producer thread only.
+    private let noteHolders: UnsafeMutablePointer<UInt32>
+    /// Who holds each channel's sustain pedal down, and with which controller.
+    private let pedalHolders: UnsafeMutablePointer<UInt32>
+    private let pedalControllers: UnsafeMutablePointer<UInt8>
 
     public init(session: LiveSession, channelFilter: UInt8? = nil, ignoresProgramChanges: Bool = false) {
         precondition(channelFilter.map { $0 < 16 } ?? true, "channel filter is 0-based, 0...15")
         self.session = session
         self.channelFilter = channelFilter
         self.ignoresProgramChanges = ignoresProgramChanges
+        noteHolders = .allocate(capacity: 16 * 128)
+        noteHolders.initialize(repeating: 0, count: 16 * 128)
+        pedalHolders = .allocate(capacity: 16)
+        pedalHolders.initialize(repeating: 0, count: 16)
+        pedalControllers = .allocate(capacity: 16)
+        pedalControllers.initialize(repeating: 64, count: 16)
+    }
+
+    deinit {
+        noteHolders.deallocate()
+        pedalHolders.deallocate()
+        pedalControllers.deallocate()
     }
 
     /// Events lost because the ring stayed full (the audio thread stopped consuming).
@@ -40,20 +61,74 @@ public final class LiveInput: @unchecked Sendable {
         return true
     }
 
-    /// A live event from the sequencer: stamped with the audio thread's current frame count, so it
-    /// lands at the start of the next period to be rendered. A source that went away becomes
-    /// release-all, so no note is left sounding with nobody to release it.
-    public func receive(_ event: SequencerEvent) {
-        let frame = session.framesRendered
+    /// A live event from the sequencer, which arrived at monotonic `arrival` nanoseconds (nil: now,
+    /// at the next period start). It is placed at its own frame, a constant `session.eventLatency`
+    /// after the frame the device was playing when it arrived (see `LiveSession.frame(arrivedAt:)`).
+    /// A source that went away has its held notes and pedals released.
+    public func receive(_ event: SequencerEvent, arrival: Int64? = nil) {
+        let frame = session.frame(arrivedAt: arrival)
         switch event {
-        case .message(let message):
+        case .message(let message, let source):
             guard accepts(message) else { return }
+            track(message, from: source)
             enqueue(TimedEngineEvent(frame: frame, .midi(message)))
-        case .sourceGone:
-            enqueue(TimedEngineEvent(frame: frame, .releaseAll))
+        case .clientGone(let client):
+            release(at: frame) { $0.client == client }
+        case .portGone(let port):
+            release(at: frame) { $0 == port }
         }
     }
 
+    @inline(__always)
+    private static func tag(_ source: SequencerAddress) -> UInt32 { (UInt32(source.client) << 8 | UInt32(source.port)) + 1 }
+
+    @inline(__always)
+    private static func source(of tag: UInt32) -> SequencerAddress {
+        SequencerAddress(client: UInt8((tag - 1) >> 8), port: UInt8((tag - 1) & 0xFF))
+    }
+
+    /// Keeps the holder tables current. A note-off from any source ends the note (a keyboard
+    /// split across two programs still stops what it started); the latest note-on owns a key.
+    private func track(_ message: MIDIMessage, from source: SequencerAddress) {
+        switch message {
+        case .noteOn(let channel, let note, let velocity):
+            noteHolders[Int(channel & 15) * 128 + Int(note & 127)] = velocity > 0 ? Self.tag(source) : 0
+        case .noteOff(let channel, let note, _):
+            noteHolders[Int(channel & 15) * 128 + Int(note & 127)] = 0
+        case .controlChange(let channel, let controller, let value):
+            let c = Int(channel & 15)
+            if controller == 120 || controller >= 123 {
+                (noteHolders + c * 128).update(repeating: 0, count: 128)
+            } else if controller == 121 {
+                pedalHolders[c] = 0
+            } else if session.engine.controllerMap.assignment(channel: channel, controller: controller)?.parameter == .sustain {
+                // The mapping decides what a pedal is; down from the map's own threshold (0.5 of its range).
+                let down = (session.engine.controllerMap.assignment(channel: channel, controller: controller)?.value(for: value) ?? 0) >= 0.5
+                pedalHolders[c] = down ? Self.tag(source) : 0
+                pedalControllers[c] = controller
+            }
+        default:
+            break
+        }
+    }
+
+    /// Note-offs for every key, and pedal-ups for every pedal, held by a source that matches.
+    private func release(at frame: Int64, where matches: (SequencerAddress) -> Bool) {
+        for channel in 0..<16 {
+            let pedal = pedalHolders[channel]
+            if pedal != 0 && matches(Self.source(of: pedal)) {
+                pedalHolders[channel] = 0
+                enqueue(TimedEngineEvent(frame: frame, .midi(.controlChange(channel: UInt8(channel), controller: pedalControllers[channel], value: 0))))
+            }
+            for note in 0..<128 {
+                let holder = noteHolders[channel * 128 + note]
+                if holder != 0 && matches(Self.source(of: holder)) {
+                    noteHolders[channel * 128 + note] = 0
+                    enqueue(TimedEngineEvent(frame: frame, .midi(.noteOff(channel: UInt8(channel), note: UInt8(note), velocity: 64))))
+                }
+            }
+        }
+    }
     /// Queues one event, waiting up to `patience` seconds (in 1 ms naps) for room; false if it was dropped.
     ///
     /// A full ring means the audio thread is far behind or stopped. Waiting a moment keeps a burst

@@ -2,6 +2,13 @@ import ToneShaperALSA
 import ToneShaperAudioFile
 import ToneShaperCore
 import ToneShaperMIDI
+import ToneShaperRealtime
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// Live play, put together: a MIDI source thread, the audio thread, and what the control thread
 /// does to start, watch and stop them in the right order.
@@ -15,6 +22,17 @@ import ToneShaperMIDI
 /// The command-line `play` and the tests use this same object, so what the tests prove about
 /// ordering, recording and stopping is what the program does.
 public final class LivePlayer {
+    /// Something the control thread should tell the musician, from `poll()`.
+    public enum Notice: Equatable {
+        /// The device failed beyond recovery: playing goes on silently (and into the recording),
+        /// and it is tried again every `reopenInterval` seconds.
+        case deviceLost(ALSAError, atSeconds: Double)
+        /// A negotiated device timed out right after it started: opened again with a longer period.
+        case deviceRenegotiated(ALSAError, periodFrames: Int, periods: Int)
+        /// The device is back after `seconds` without sound.
+        case deviceBack(seconds: Double, outages: Int, description: String)
+    }
+
     /// Where the notes come from.
     public enum Source {
         /// A keyboard or any sequencer client: open-ended; events land at the next period start.
@@ -25,8 +43,22 @@ public final class LivePlayer {
 
     public let session: LiveSession
     public let input: LiveInput
+    /// The device as first opened (its settings are what a reopen asks for).
     public let pcm: PCMOutput
+    /// Seconds between attempts to open a lost device again.
+    public var reopenInterval: Double = 1
     private let audio: AudioThread
+    /// Opens the device again after a loss (nil: the loss is final, as before reopening existed).
+    private let reopen: ((PCMOutput.Request) throws -> PCMOutput)?
+    /// Every device opened, kept alive while the audio thread may use it; the last is current.
+    private var devices: [PCMOutput]
+    private var handledLosses = 0
+    private var outageStarted: Int64?
+    private var nextAttempt: Int64 = 0
+    private var nextRequest: PCMOutput.Request
+    private var currentOpened: Int64 = 0
+    private var outages = 0
+    private var silentNanoseconds: Int64 = 0
     private let feeder: EventFeeder?
     private let sequencer: SequencerInput?
     private var played: [TimedMIDIMessage] = []
@@ -39,9 +71,11 @@ public final class LivePlayer {
     ///   - recordMIDI: keep every applied message (returned in the summary) for `--record-midi`.
     ///   - channelFilter: 0-based channel every source is limited to (the sequencer filters at decode too).
     ///   - realtime: ask for SCHED_FIFO for the audio thread.
+    ///   - reopen: opens the device again after it was lost (`PCMOutput.init` by default; nil: a
+    ///     lost device ends the sound for good, and the summary reports it).
     public init(engine: Engine, pcm: PCMOutput, source: Source, recorder: AudioRecorder? = nil,
                 recordMIDI: Bool = false, channelFilter: UInt8? = nil, ignoresProgramChanges: Bool = false,
-                realtime: Bool = true) {
+                realtime: Bool = true, reopen: ((PCMOutput.Request) throws -> PCMOutput)? = { try PCMOutput($0) }) {
         precondition(pcm.channels == 2, "the engine renders stereo")
         precondition(Int(engine.sampleRate) == pcm.sampleRate, "build the engine for the negotiated rate")
         switch source {
@@ -51,7 +85,7 @@ public final class LivePlayer {
             self.sequencer = sequencer
             feeder = nil
             let input = self.input
-            sequencer.onEvent = { input.receive($0) }
+            sequencer.onEvent = { input.receive($0, arrival: $1) }
         case .performance(let messages, let endFrame):
             session = LiveSession(engine: engine, eventCapacity: EventFeeder.ringCapacity(for: messages.count),
                                   recorder: recorder, recordMIDI: recordMIDI, endFrame: endFrame)
@@ -60,8 +94,14 @@ public final class LivePlayer {
             sequencer = nil
         }
         self.pcm = pcm
+        self.reopen = reopen
+        self.devices = [pcm]
+        self.nextRequest = pcm.request
+        // Live events sound the device buffer plus one period after they arrive (see LiveSession.frame(arrivedAt:)).
+        session.eventLatency = pcm.bufferFrames + pcm.periodFrames
         let session = self.session
-        audio = AudioThread(pcm: pcm, realtime: realtime) { buffer, frames in
+        audio = AudioThread(pcm: pcm, realtime: realtime) { buffer, frames, time in
+            session.observeDevice(delay: time.delay, at: time.nanoseconds)
             session.renderPeriod(into: buffer, frames: frames)
         }
     }
@@ -78,6 +118,7 @@ public final class LivePlayer {
         precondition(!started, "LivePlayer.start() called twice")
         feeder?.prime()
         try audio.start()
+        currentOpened = MonotonicClock.nanoseconds()
         started = true
         feeder?.start()
         if let sequencer {
@@ -88,13 +129,55 @@ public final class LivePlayer {
         }
     }
 
-    /// True when the performance has been rendered to its end, or the audio thread stopped on an error.
-    public var isFinished: Bool { session.isFinished || (started && !audio.isRunning) }
+    /// True when the performance has been rendered to its end, or the device was lost with no way to reopen it.
+    public var isFinished: Bool { session.isFinished || (started && reopen == nil && audio.lostDevices > 0) }
 
-    /// Collects what the audio thread applied; call every few milliseconds while playing when
-    /// recording MIDI, so its ring never fills.
-    public func poll() {
+    /// What has been applied so far (with `recordMIDI`), as `poll()` collected it.
+    public var playedSoFar: [TimedMIDIMessage] { played }
+
+    /// Collects what the audio thread applied, and looks after the device: a lost one is closed and
+    /// opened again every `reopenInterval` seconds until it returns. Call every few milliseconds
+    /// while playing (when recording MIDI, so its ring never fills); returns what to tell the musician.
+    @discardableResult
+    public func poll() -> [Notice] {
         session.collectPlayedMIDI(into: &played)
+        guard let reopen else { return [] }
+        var notices: [Notice] = []
+        let now = MonotonicClock.nanoseconds()
+        let lost = audio.lostDevices
+        if lost > handledLosses, let failure = audio.lastFailure {
+            // The audio thread has let go of the current device: ours to close.
+            handledLosses = lost
+            devices.last?.close()
+            let seconds = Double(session.framesRendered) / Double(pcm.sampleRate)
+            let playedFor = Double(now - currentOpened) * 1e-9
+            if nextRequest.negotiate && failure.code == -EIO && playedFor < 15 && nextRequest.periodFrames < 4096 {
+                // A negotiated setup the driver could not keep up with (a "playback write timeout"
+                // right away): a longer period is the usual cure; try it at once.
+                nextRequest.periodFrames *= 2
+                notices.append(.deviceRenegotiated(failure, periodFrames: nextRequest.periodFrames, periods: nextRequest.periods))
+                nextAttempt = now
+            } else {
+                notices.append(.deviceLost(failure, atSeconds: seconds))
+                nextAttempt = now + Int64(reopenInterval * 1e9)
+            }
+            outageStarted = now
+            outages += 1
+        }
+        if let started = outageStarted, now >= nextAttempt, audio.offerTaken {
+            nextAttempt = now + Int64(reopenInterval * 1e9)
+            if let device = try? reopen(nextRequest), device.sampleRate == pcm.sampleRate, device.channels == pcm.channels {
+                devices.append(device)
+                if audio.offer(device) {
+                    silentNanoseconds += now - started
+                    outageStarted = nil
+                    currentOpened = now
+                    notices.append(.deviceBack(seconds: Double(now - started) * 1e-9, outages: outages,
+                                               description: "period \(device.periodFrames) × \(device.bufferFrames / max(1, device.periodFrames)) frames"))
+                }
+            }
+        }
+        return notices
     }
 
     /// Stops in dependency order — MIDI thread, audio thread, PCM (played out), recorder (file
@@ -104,10 +187,12 @@ public final class LivePlayer {
         feeder?.stop()
         sequencer?.stop()
         audio.stop()
+        // Lost and not back: that is the failure to report (a device that came back is only counted).
         let audioFailure = audio.failure
-        if audioFailure == nil { try? pcm.drain() }
-        let xruns = pcm.xrunCount
-        pcm.close()
+        if audioFailure == nil { try? devices.last?.drain() }
+        let xruns = devices.reduce(0) { $0 + $1.xrunCount }
+        for device in devices { device.close() }
+        if let started = outageStarted { silentNanoseconds += MonotonicClock.nanoseconds() - started; outageStarted = nil }
         session.collectPlayedMIDI(into: &played)
 
         var recording: RecordingReport?
@@ -119,7 +204,8 @@ public final class LivePlayer {
             framesRendered: session.framesRendered, xruns: xruns, notesPlayed: session.notesPlayed,
             lateEvents: session.lateEvents, droppedEvents: input.droppedEvents, unrecordedEvents: session.unrecordedEvents,
             playedMIDI: played, recording: recording, recordingError: recordingError,
-            audioFailure: audioFailure, midiFailure: sequencer?.failure, midiOverruns: sequencer?.overrunCount ?? 0)
+            audioFailure: audioFailure, midiFailure: sequencer?.failure, midiOverruns: sequencer?.overrunCount ?? 0,
+            deviceOutages: outages, secondsWithoutDevice: Double(silentNanoseconds) * 1e-9)
         summary = result
         started = false
         return result
@@ -149,6 +235,10 @@ public struct LiveSummary {
     public var midiFailure: ALSAError?
     /// Times the kernel's sequencer queue overflowed (events lost before we saw them).
     public var midiOverruns: Int
+    /// Times the device was lost (each followed by reopening, or by the end).
+    public var deviceOutages: Int = 0
+    /// Time played without a device, all outages together.
+    public var secondsWithoutDevice: Double = 0
 }
 
 extension LiveSummary {

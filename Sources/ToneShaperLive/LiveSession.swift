@@ -39,6 +39,13 @@ public final class LiveSession: @unchecked Sendable {
     /// Audio thread → editor: the shape data each swap replaced, freed by `reclaimShapes()`.
     let retiredShapes: SPSCRing<ShapeData>
 
+    /// The device's clock, fed by the audio thread (`observeDevice`), read by the MIDI thread.
+    public let deviceClock: DeviceClock
+    /// Frames from the one the device plays when an event arrives to the one the event sounds at:
+    /// the device buffer plus one period, the smallest delay at which every event still finds its
+    /// frame not yet rendered (set before the threads start; 0 = next period start, untimed).
+    public var eventLatency: Int = 0
+
     /// Most events applied in one period; more wait for the next period (applied late, at offset 0).
     public let eventCapacity: Int
     private let scratch: UnsafeMutablePointer<EngineEvent>
@@ -67,6 +74,7 @@ public final class LiveSession: @unchecked Sendable {
         self.recorder = recorder
         self.endFrame = endFrame
         self.eventCapacity = eventsPerPeriod
+        deviceClock = DeviceClock(nominalRate: engine.sampleRate)
         scratch = .allocate(capacity: eventsPerPeriod)
         scratch.initialize(repeating: EngineEvent(offset: 0, .releaseAll), count: eventsPerPeriod)
         shapeSwaps = SPSCRing(capacity: 64)
@@ -85,6 +93,18 @@ public final class LiveSession: @unchecked Sendable {
     /// next period starts. A live event stamped with this value lands at the start of that period.
     public var framesRendered: Int64 { clock.load(ordering: .acquiring) }
 
+    /// The frame a live event that arrived at monotonic `arrival` nanoseconds is played at: the
+    /// frame the device was playing then, plus `eventLatency` — constant latency, no period jitter.
+    /// Without an arrival time, a latency or a device clock yet, the next period start (as before timing).
+    /// A stamp more than two latencies ahead (a clock gone wrong) is held to that.
+    public func frame(arrivedAt arrival: Int64?) -> Int64 {
+        let next = framesRendered
+        guard eventLatency > 0, let arrival, let playing = deviceClock.frame(at: arrival) else { return next }
+        let target = (playing + Double(eventLatency)).rounded()
+        guard target.isFinite else { return next }
+        return min(Int64(max(min(target, 9e18), -9e18)), next + 2 * Int64(eventLatency))
+    }
+
     /// True once a performance with an end has rendered its last frame.
     public var isFinished: Bool {
         guard let endFrame else { return false }
@@ -99,6 +119,13 @@ public final class LiveSession: @unchecked Sendable {
     public var unrecordedEvents: Int { playedDropped.load(ordering: .relaxed) }
 
     // MARK: - Audio thread
+
+    /// Tells the device clock that, at monotonic `nanoseconds`, the device still had `delay` frames
+    /// to play before the next period this session renders. Call it just before `renderPeriod`.
+    @inline(__always)
+    public func observeDevice(delay: Int, at nanoseconds: Int64) {
+        deviceClock.observe(frame: position, delay: delay, at: nanoseconds)
+    }
 
     /// Renders one period into `output` (`frames` interleaved stereo frames). Call it from one thread only.
     ///

@@ -73,8 +73,8 @@ struct LearnCommand: ParsableCommand {
         defer { sequencer.close() }
         for source in connect { try sequencer.connect(from: source) }
         let catcher = FirstControlChange()
-        sequencer.onEvent = { event in
-            if case .message(let message) = event { catcher.offer(message) }
+        sequencer.onEvent = { event, _ in
+            if case .message(let message, _) = event { catcher.offer(message) }
         }
         let signals = StopSignals()
         defer { signals.restore() }

@@ -11,11 +11,11 @@ struct LiveDeviceOptions: ParsableArguments {
     @Option(name: .long, help: "Sample rate in Hz asked of the device (it may choose a near one).")
     var rate: Int = 48_000
 
-    @Option(name: .long, help: "Frames per period: the block rendered at a time.")
-    var period: Int = 128
+    @Option(name: .long, help: "Frames per period: the block rendered at a time (default: 128, or more where the device needs it).")
+    var period: Int?
 
-    @Option(name: .long, help: "Periods in the device buffer.")
-    var periods: Int = 3
+    @Option(name: .long, help: "Periods in the device buffer (default: 3, with at least 8 ms in all).")
+    var periods: Int?
 
     @Option(name: .long, help: "Sequencer source to connect from: CLIENT:PORT or a client name (repeatable; see `aconnect -i`).")
     var connect: [String] = []
@@ -28,8 +28,8 @@ struct LiveDeviceOptions: ParsableArguments {
 
     func validate() throws {
         guard (8_000...192_000).contains(rate) else { throw ValidationError("--rate \(rate) is outside 8000...192000 Hz") }
-        guard (16...16_384).contains(period) else { throw ValidationError("--period \(period) must be 16...16384 frames") }
-        guard (2...64).contains(periods) else { throw ValidationError("--periods \(periods) must be 2...64") }
+        if let period, !(16...16_384).contains(period) { throw ValidationError("--period \(period) must be 16...16384 frames") }
+        if let periods, !(2...64).contains(periods) { throw ValidationError("--periods \(periods) must be 2...64") }
         if let channel, !(1...16).contains(channel) { throw ValidationError("--channel \(channel) must be 1...16") }
     }
 
@@ -42,8 +42,11 @@ struct LiveDeviceOptions: ParsableArguments {
         return input
     }
 
+    /// Without --period/--periods the sizes are negotiated: 128 × 3 where the device takes it, else
+    /// at least 3 periods and 8 ms, and a longer period if the device times out at once (see LivePlayer).
     func openPCM() throws -> PCMOutput {
-        try PCMOutput(device: device ?? "default", sampleRate: rate, channels: 2, periodFrames: period, periods: periods)
+        try PCMOutput(device: device ?? "default", sampleRate: rate, channels: 2, periodFrames: period ?? 128,
+                      periods: periods ?? 3, negotiate: period == nil && periods == nil)
     }
 
     /// "ToneShaper input 128:0 (connected from …)" for the start line.
@@ -57,7 +60,8 @@ struct LiveDeviceOptions: ParsableArguments {
     static func deviceDescription(_ pcm: PCMOutput) -> String {
         let latency = Double(pcm.bufferFrames) / Double(pcm.sampleRate) * 1000
         let count = pcm.bufferFrames / max(1, pcm.periodFrames)
-        return "device \(pcm.device): \(pcm.sampleRate) Hz \(pcm.format.rawValue), period \(pcm.periodFrames) × \(count) frames, "
-            + "latency \(String(format: "%.1f", latency)) ms"
+        return "device \(pcm.device): \(pcm.sampleRate) Hz \(pcm.format.rawValue), period \(pcm.periodFrames) × \(count) frames"
+            + (pcm.request.negotiate ? " (negotiated; set with --period/--periods)" : "")
+            + ", latency \(String(format: "%.1f", latency)) ms"
     }
 }

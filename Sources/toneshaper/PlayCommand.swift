@@ -100,7 +100,7 @@ struct PlayCommand: ParsableCommand {
 
         while !signals.raised && !player.isFinished {
             usleep(10_000)
-            player.poll()
+            for notice in player.poll() { report(notice, player: player, sampleRate: sampleRate) }
         }
         let summary = player.stop()
         sequencer?.close()
@@ -117,6 +117,27 @@ struct PlayCommand: ParsableCommand {
             from = "playing \(performance?.name ?? "?") (\(String(format: "%.2f", seconds)) s)"
         }
         return "\(from); \(LiveDeviceOptions.deviceDescription(pcm)); Ctrl-C stops"
+    }
+
+    /// One line per device event; a lost device also makes the MIDI take so far safe on disk
+    /// (the audio recording goes on, its header rewritten every second).
+    func report(_ notice: LivePlayer.Notice, player: LivePlayer, sampleRate: Double) {
+        switch notice {
+        case .deviceLost(let error, let seconds):
+            var line = "toneshaper: \(error) at \(String(format: "%.2f", seconds)) s — playing on silently"
+            if let record { line += " (still recording to \(record))" }
+            if let recordMIDI {
+                let bytes = MIDIRecording.fileBytes(player.playedSoFar, sampleRate: sampleRate)
+                if let reason = Self.write(bytes, to: recordMIDI) { line += "; \(recordMIDI) cannot be written (\(reason))" }
+                else { line += "; MIDI so far saved to \(recordMIDI)" }
+            }
+            Console.error(line + "; trying to reopen the device every second")
+        case .deviceRenegotiated(let error, let period, let periods):
+            Console.error("toneshaper: \(error) right after starting; trying a longer period: \(period) × \(periods) frames")
+        case .deviceBack(let seconds, let outages, let description):
+            Console.error("toneshaper: PCM device '\(live.device ?? "default")' is back (\(description)) after "
+                + "\(String(format: "%.1f", seconds)) s without sound (outage \(outages))")
+        }
     }
 
     /// Writes a small file with plain POSIX calls, so a failure is the system's own words
@@ -159,10 +180,13 @@ struct PlayCommand: ParsableCommand {
         } else {
             line += ", nothing recorded"
         }
+        if summary.deviceOutages > 0 {
+            line += ", \(summary.deviceOutages) device outage\(summary.deviceOutages == 1 ? "" : "s") ("
+                + "\(String(format: "%.1f", summary.secondsWithoutDevice)) s without sound)"
+        }
         Console.out(line)
         if let midiLine { Console.out(midiLine) }
-        // Live events always land at a period start; only a file or script has frames to be late for.
-        if endFrame != nil && summary.lateEvents > 0 { Console.error("toneshaper: \(summary.lateEvents) events arrived late and were played at the next period") }
+        if summary.lateEvents > 0 { Console.error("toneshaper: \(summary.lateEvents) events arrived too late for their frame and were played at the next period") }
         if summary.droppedEvents > 0 { Console.error("toneshaper: \(summary.droppedEvents) events were dropped (the audio thread fell behind)") }
         if summary.unrecordedEvents > 0 { Console.error("toneshaper: \(summary.unrecordedEvents) events are missing from \(recordMIDI ?? "the MIDI recording")") }
         if summary.midiOverruns > 0 { Console.error("toneshaper: the sequencer queue overflowed \(summary.midiOverruns) times; some MIDI was lost") }

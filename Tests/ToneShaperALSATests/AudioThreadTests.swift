@@ -33,6 +33,34 @@ private final class RampRenderer: @unchecked Sendable {
     }
 }
 
+/// What the render callback was told about the device, period by period.
+private final class DeviceLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var silent = 0
+    private var playing = 0
+    private var lastSilent = true
+
+    func note(_ time: AudioThread.DeviceTime) {
+        lock.lock(); defer { lock.unlock() }
+        if time.hasDevice { if lastSilent { playing = 0 }; playing += 1 } else { silent += 1 }
+        lastSilent = !time.hasDevice
+    }
+
+    /// Waits (up to a minute) until `count` periods were rendered without a device.
+    func waitFor(silent count: Int) -> Bool { wait { $0.silent >= count } }
+    /// Waits until `count` periods in a row were rendered with a device after an outage.
+    func waitFor(playing count: Int) -> Bool { wait { !$0.lastSilent && $0.playing >= count } }
+
+    private func wait(_ done: (DeviceLog) -> Bool) -> Bool {
+        for _ in 0..<60_000 {
+            lock.lock(); let ok = done(self); lock.unlock()
+            if ok { return true }
+            usleep(1000)
+        }
+        return false
+    }
+}
+
 @Suite("Audio thread against a capture PCM")
 struct AudioThreadTests {
     @Test("renders and writes whole periods, in order, until stopped")
@@ -42,7 +70,7 @@ struct AudioThreadTests {
         let pcm = try PCMOutput(device: "capture", periodFrames: 64, configText: capture.configText)
         let renderer = RampRenderer(wanted: 40)
         let channels = pcm.channels
-        let thread = AudioThread(pcm: pcm) { renderer.render($0, $1, channels: channels) }
+        let thread = AudioThread(pcm: pcm) { buffer, frames, _ in renderer.render(buffer, frames, channels: channels) }
         try thread.start()
         #expect(thread.isRunning)
         #expect(renderer.reached.wait(timeout: .now() + 60) == .success)
@@ -69,24 +97,38 @@ struct AudioThreadTests {
         #expect(stored == (0..<stored.count).map(Float.init))
     }
 
-    @Test("a failed write ends the loop and is kept for the caller")
-    func keepsWriteFailure() throws {
+    @Test("a device lost mid-play: the failure is kept, the loop plays on paced by the clock, and a device offered later gets the periods")
+    func playsOnThroughALostDevice() throws {
         let capture = try CaptureDevice()
         defer { capture.remove() }
         let pcm = try PCMOutput(device: "capture", configText: capture.configText)
-        pcm.close()   // every write now fails
-        let rendered = DispatchSemaphore(value: 0)
-        let thread = AudioThread(pcm: pcm, realtime: false) { buffer, frames in
-            buffer.update(repeating: 0, count: frames * 2)
-            rendered.signal()
+        pcm.close()   // every write now fails, as on an unplugged interface
+        let log = DeviceLog()
+        let thread = AudioThread(pcm: pcm, realtime: false) { buffer, frames, time in
+            buffer.update(repeating: 0.25, count: frames * 2)
+            log.note(time)
         }
         try thread.start()
-        // Every render is followed by its write, so once one render happened the failure is certain.
-        #expect(rendered.wait(timeout: .now() + 60) == .success)
-        thread.stop()
-        #expect(!thread.isRunning)
+        // Periods go on being rendered without a device (for the recording), marked as such.
+        #expect(log.waitFor(silent: 20))
+        #expect(thread.isRunning)
+        #expect(thread.lostDevices == 1)
         #expect(thread.failure?.description == "cannot write to PCM device 'capture': it is closed")
-        #expect(thread.realtimeWarning == nil)
+
+        // A device that works, offered by the control side, is played to from the next period on.
+        let second = try CaptureDevice()
+        defer { second.remove() }
+        let back = try PCMOutput(device: "capture", configText: second.configText)
+        #expect(thread.offer(back))
+        #expect(log.waitFor(playing: 20))
+        #expect(thread.failure == nil)
+        #expect(thread.lostDevices == 1)
+        thread.stop()
+        try back.drain()
+        back.close()
+        let stored = try second.captured().floats()
+        #expect(stored.count >= 20 * 128 * 2)
+        #expect(stored.allSatisfy { $0 == 0.25 })
     }
 
     @Test("without real-time priority asked, the thread runs at normal priority and warns nothing")
@@ -95,7 +137,7 @@ struct AudioThreadTests {
         defer { capture.remove() }
         let pcm = try PCMOutput(device: "capture", configText: capture.configText)
         let renderer = RampRenderer(wanted: 3)
-        let thread = AudioThread(pcm: pcm, realtime: false) { renderer.render($0, $1, channels: 2) }
+        let thread = AudioThread(pcm: pcm, realtime: false) { buffer, frames, _ in renderer.render(buffer, frames, channels: 2) }
         try thread.start()
         #expect(renderer.reached.wait(timeout: .now() + 60) == .success)
         thread.stop()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import ToneShaperALSA
 import ToneShaperCore
 import ToneShaperLive
@@ -27,55 +28,79 @@ private final class Periods {
     }
 }
 
+private let keyboard = SequencerAddress(client: 20, port: 0)
+
+/// The left channel of interleaved stereo over a range of interleaved samples.
+private func left(_ x: [Float], _ range: Range<Int>) -> [Float] {
+    stride(from: range.lowerBound, to: range.upperBound, by: 2).map { x[$0] }
+}
+
 @Suite("The hand-off from the MIDI side to the audio thread")
 struct LiveSessionTests {
-    @Test("a source that goes away releases every held note, sustained ones too, and the output falls silent")
-    func sourceGoneReleases() {
-        func play(unplug: Bool) -> (Periods, Engine) {
+    @Test("a source that goes away releases exactly the notes and pedal it holds; another keyboard's notes play on")
+    func departedSourceReleasesItsOwnNotes() {
+        let first = SequencerAddress(client: 20, port: 0), second = SequencerAddress(client: 24, port: 0)
+        func play(_ departure: SequencerEvent?) -> (Periods, Engine) {
             let engine = Fixtures.engine(program: 1)
             let session = LiveSession(engine: engine, recordMIDI: true)
             let input = LiveInput(session: session)
             let periods = Periods(session)
-            input.receive(.message(.noteOn(channel: 0, note: 60, velocity: 110)))
-            input.receive(.message(.noteOn(channel: 3, note: 67, velocity: 90)))
-            input.receive(.message(.controlChange(channel: 0, controller: 64, value: 127)))
+            input.receive(.message(.noteOn(channel: 0, note: 60, velocity: 110), from: first))
+            input.receive(.message(.noteOn(channel: 3, note: 67, velocity: 90), from: second))
+            input.receive(.message(.controlChange(channel: 0, controller: 64, value: 127), from: first))
             periods.run(40)
-            input.receive(.message(.noteOn(channel: 0, note: 72, velocity: 100)))
-            input.receive(.message(.noteOff(channel: 0, note: 72, velocity: 64)))  // held by the pedal
+            input.receive(.message(.noteOn(channel: 0, note: 72, velocity: 100), from: first))
+            input.receive(.message(.noteOff(channel: 0, note: 72, velocity: 64), from: first))  // held by the pedal
             periods.run(40)
-            if unplug { input.receive(.sourceGone) }
+            if let departure { input.receive(departure) }
             periods.run(750)  // 2 s
             return (periods, engine)
         }
-        let (held, heldEngine) = play(unplug: false)
-        let (gone, goneEngine) = play(unplug: true)
+        let (held, heldEngine) = play(nil)
         let lastSecond = (held.output.count - 2 * 48_000)..<held.output.count
         #expect(Fixtures.peak(held.output, lastSecond) > 0.01)
         #expect(heldEngine.activeVoiceCount == 3)
-        #expect(gone.output[lastSecond].allSatisfy { $0 == 0 })
-        #expect(goneEngine.activeVoiceCount == 0)
-        // Identical until the unplug, which lands at the start of the next period.
-        let unplugFrame = 80 * 128
-        #expect(Array(gone.output[0..<(2 * unplugFrame)]) == Array(held.output[0..<(2 * unplugFrame)]))
+        let unplugFrame = Int64(80 * 128)
+        // The second keyboard's note by itself, measured the same way.
+        let alone = Periods(LiveSession(engine: Fixtures.engine(program: 1)))
+        LiveInput(session: alone.session).receive(.message(.noteOn(channel: 3, note: 67, velocity: 90), from: second))
+        alone.run(830)
+        let secondAlone = ZeroCrossings.frequency(left(alone.output, lastSecond), rate: 48_000) ?? -1
+        #expect(abs((ZeroCrossings.frequency(left(held.output, lastSecond), rate: 48_000) ?? 0) - secondAlone) > 1)  // the chord is not that note
 
-        // Recorded as pedal up + All Notes Off on every channel, at the frame it was applied.
-        var played: [TimedMIDIMessage] = []
-        gone.session.collectPlayedMIDI(into: &played)
-        let release = played.filter { $0.frame == Int64(unplugFrame) }
-        #expect(release.count == 32)
-        #expect(release.contains(TimedMIDIMessage(frame: Int64(unplugFrame), message: .controlChange(channel: 15, controller: 123, value: 0))))
+        for departure in [SequencerEvent.portGone(first), .clientGone(20)] {
+            let (gone, goneEngine) = play(departure)
+            // Only the second keyboard's note is left, and it sounds as it did.
+            #expect(goneEngine.activeVoiceCount == 1)
+            let pitch = ZeroCrossings.frequency(left(gone.output, lastSecond), rate: 48_000) ?? 0
+            #expect(abs(pitch / secondAlone - 1) < 0.002, "heard \(pitch) Hz, the second keyboard's note alone is \(secondAlone) Hz")
+            // Identical until the departure, which lands at the start of the next period.
+            #expect(Array(gone.output[0..<(2 * Int(unplugFrame))]) == Array(held.output[0..<(2 * Int(unplugFrame))]))
+
+            // Recorded as the ordinary messages that end those notes, so the take re-renders the same.
+            var played: [TimedMIDIMessage] = []
+            gone.session.collectPlayedMIDI(into: &played)
+            let release = Set(played.filter { $0.frame == unplugFrame }.map(\.message))
+            // (72 was already let go and is held by the pedal: the pedal-up releases it.)
+            #expect(release == [.controlChange(channel: 0, controller: 64, value: 0), .noteOff(channel: 0, note: 60, velocity: 64)])
+        }
+
+        // A source that held nothing leaves nothing to release; a note-off from anyone ends a note.
+        let (other, otherEngine) = play(.portGone(SequencerAddress(client: 30, port: 1)))
+        #expect(otherEngine.activeVoiceCount == 3)
+        #expect(other.output == held.output)
     }
 
-    @Test("live events are stamped with the audio thread's frame count and land at the next period start")
+    @Test("an event with no arrival time (no device clock yet) lands at the next period start")
     func liveStamping() {
         let session = LiveSession(engine: Fixtures.engine(), recordMIDI: true)
         let input = LiveInput(session: session)
         let periods = Periods(session, frames: 64)
         periods.run(3)
         #expect(session.framesRendered == 192)
-        input.receive(.message(.noteOn(channel: 0, note: 60, velocity: 100)))
+        input.receive(.message(.noteOn(channel: 0, note: 60, velocity: 100), from: keyboard))
         periods.run(2)
-        input.receive(.message(.noteOff(channel: 0, note: 60, velocity: 64)))
+        input.receive(.message(.noteOff(channel: 0, note: 60, velocity: 64), from: keyboard))
         periods.run(1)
         var played: [TimedMIDIMessage] = []
         session.collectPlayedMIDI(into: &played)
@@ -84,6 +109,51 @@ struct LiveSessionTests {
         #expect(session.lateEvents == 0)
         #expect(Fixtures.peak(periods.output, 0..<(2 * 192)) == 0)
         #expect(Fixtures.peak(periods.output, (2 * 192)..<(2 * 320)) > 0.01)
+    }
+
+    @Test("timed live events land at their own frame: arrival + buffer + one period, whatever the period grid", arguments: [128, 160, 256])
+    func timedEvents(period: Int) {
+        let rate = 48_000.0, buffer = 3 * period
+        let session = LiveSession(engine: Fixtures.engine(), recordMIDI: true)
+        session.eventLatency = buffer + period
+        let input = LiveInput(session: session)
+        let output = UnsafeMutablePointer<Float>.allocate(capacity: 2 * period)
+        defer { output.deallocate() }
+        // A device whose pointer moves in 4 ms timer ticks (as snd-aloop's does), and an audio thread
+        // that wakes at those ticks once a period of room has opened, up to 0.3 ms late.
+        var random = SplitMix64(seed: UInt64(period))
+        let start: Int64 = 5_000_000_000, tick = 0.004
+        let arrivals = (0..<200).map { start + Int64((1.5 + Double($0) * 0.010) * 1e9) }  // every 10 ms after 1.5 s
+        var next = 0
+        var frame = 0
+        var played: [TimedMIDIMessage] = []
+        while frame < Int(5 * rate) {
+            // The write of the previous period returned at the first tick with room for this one.
+            let needed = Double(frame + period - buffer) / rate
+            let tickTime = (max(0, needed) / tick).rounded(.up) * tick
+            let wake = start + Int64((tickTime + Double(random.next(below: 300)) * 1e-6) * 1e9)
+            let playedAtTick = Int(tickTime * rate)
+            while next < arrivals.count && arrivals[next] <= wake {
+                let note = UInt8(40 + next % 40)
+                input.receive(.message(.noteOn(channel: 0, note: note, velocity: 100), from: keyboard), arrival: arrivals[next])
+                next += 1
+            }
+            session.observeDevice(delay: frame - min(frame, playedAtTick), at: start + Int64(tickTime * 1e9))
+            session.renderPeriod(into: output, frames: period)
+            session.collectPlayedMIDI(into: &played)
+            frame += period
+        }
+        #expect(played.count == arrivals.count)
+        #expect(session.lateEvents == 0)
+        // Latency: the frame each note sounds at minus the frame the device played when it arrived.
+        let latencies = zip(played, arrivals).map { Double($0.frame) - Double($1 - start) * 1e-9 * rate }
+        let median = latencies.sorted()[latencies.count / 2]
+        #expect(abs(median - Double(buffer + period)) <= 48, "median latency \(median) frames")
+        let spread = latencies.map { abs($0 - median) }.max() ?? .infinity
+        #expect(spread <= 4.8, "onsets wander \(spread) frames (0.1 ms = 4.8) around the median latency")
+        // The notes are 10 ms apart in the output as they were on arrival (not snapped to periods).
+        let gaps = zip(played.dropFirst(), played).map { $0.frame - $1.frame }
+        #expect(gaps.allSatisfy { abs($0 - 480) <= 5 }, "gaps \(Set(gaps).sorted())")
     }
 
     @Test("an event whose frame has passed is applied at offset 0 of the current period and counted late")
@@ -126,7 +196,7 @@ struct LiveSessionTests {
         for period in 0..<60 {
             while next < script.count && script[next].period == period {
                 let message = script[next].1
-                input.receive(.message(message))
+                input.receive(.message(message, from: keyboard))
                 if message.channel == 1 { expected.append(TimedMIDIMessage(frame: Int64(period * 128), message: message)) }
                 next += 1
             }

@@ -19,7 +19,7 @@ struct PlayEndToEndTests {
         #expect(played.stderr.isEmpty)
         let lines = played.stdout.split(separator: "\n").map(String.init)
         try #require(lines.count == 3, "\(played.stdout)")
-        #expect(lines[0].hasPrefix("playing \(Self.demo) (26.00 s); device capture: 48000 Hz FLOAT_LE, period 128 × 3 frames, latency 8.0 ms"))
+        #expect(lines[0].hasPrefix("playing \(Self.demo) (26.00 s); device capture: 48000 Hz FLOAT_LE, period 128 × 3 frames (negotiated; set with --period/--periods), latency 8.0 ms"))
         #expect(lines[1].hasPrefix("stopped after 26.00 s: 0 xruns, "))
         #expect(lines[1].contains("1248000 frames recorded to take.wav (0 dropped by the recorder)"))
 
