@@ -68,7 +68,7 @@ let package = Package(
         .testTarget(name: "ToneShaperAudioFileTests", dependencies: ["ToneShaperAudioFile"]),
         .testTarget(name: "ToneShaperALSATests", dependencies: ["ToneShaperALSA", "ToneShaperMIDI", "AllocationCounter"]),
         .testTarget(name: "ToneShaperLiveTests", dependencies: ["ToneShaperLive", "ToneShaperCore", "ToneShaperMIDI",
-                                                                "ToneShaperAudioFile", "ToneShaperALSA", "AllocationCounter", "TestSupport"]),
+                                                                "ToneShaperAudioFile", "ToneShaperALSA", "ToneShaperRealtime", "AllocationCounter", "TestSupport"]),
         // End-to-end: runs the built `toneshaper` program and reads back what it wrote.
         .testTarget(name: "toneshaperTests", dependencies: ["toneshaper", "ToneShaperAudioFile", "ToneShaperMIDI", "TestSupport"]),
     ]

@@ -1,6 +1,7 @@
 import AllocationCounter
 import Foundation
 import Testing
+import ToneShaperRealtime
 import ToneShaperALSA
 import ToneShaperAudioFile
 import ToneShaperCore
@@ -46,8 +47,11 @@ struct LiveAllocationTests {
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 2 * frames)
         defer { buffer.deallocate() }
 
-        // The audio thread's loop body, exactly: AudioThread calls the render closure, then writes.
+        // The audio thread's loop body, exactly: AudioThread asks the device where it is, calls the
+        // render closure (which feeds the device clock and renders), then writes.
         func step() throws {
+            let position = pcm.playbackPosition()
+            session.observeDevice(delay: position?.delay ?? 0, at: position?.nanoseconds ?? MonotonicClock.nanoseconds())
             session.renderPeriod(into: buffer, frames: frames)
             try pcm.write(buffer, frames: frames)
         }
@@ -60,6 +64,8 @@ struct LiveAllocationTests {
         let allocations = allocation_counter_stop()
         #expect(failure == nil)
         #expect(allocations == 0)
+        #expect(pcm.playbackPosition() != nil)
+        #expect(session.deviceClock.frame(at: MonotonicClock.nanoseconds()) != nil)
 
         // It really did the work: notes sounded, events were applied and recorded, frames were captured.
         #expect(session.notesPlayed == warmUp + measured)
