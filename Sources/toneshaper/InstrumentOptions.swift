@@ -4,7 +4,7 @@ import ToneShaperCore
 import ToneShaperLibrary
 
 /// The instrument's set-up, the same for `play` and `render`: which presets the channels start
-/// on, which knob map, how many voices.
+/// on, which knob map, how many voices, which tuning and MPE zones.
 struct InstrumentOptions: ParsableArguments {
     @Option(name: .long, help: "Play every channel with this preset (name, program number or shape .json file); program changes are then ignored.")
     var preset: String?
@@ -14,7 +14,7 @@ struct InstrumentOptions: ParsableArguments {
         valueName: "list"))
     var presets: String?
 
-    @Option(name: .long, help: "Controller mapping file (default: Mappings/default.map).")
+    @Option(name: .long, help: "Controller mapping file, or a shipped one by name (default, mpe); default: Mappings/default.map.")
     var map: String?
 
     @Option(name: .long, help: "Voices in the pool.")
@@ -26,8 +26,14 @@ struct InstrumentOptions: ParsableArguments {
     @Option(name: .long, help: "Scala keyboard mapping (.kbm) for --tuning; default: degree 0 on middle C, one degree per key.")
     var keymap: String?
 
+    @Option(name: .long, help: ArgumentHelp(
+        "MIDI Polyphonic Expression zones: lower (manager channel 1, members 2-16), upper (manager 16, members 15-1), lower:N or upper:N (N member channels), lower:N,upper:M, or off (the default; an MPE controller's configuration message, RPN 6, sets zones too).",
+        valueName: "zones"))
+    var mpe: String?
+
     func validate() throws {
         guard (1...4096).contains(voices) else { throw ValidationError("--voices \(voices) must be 1...4096") }
+        _ = try mpeZones()
         if preset != nil && presets != nil { throw ValidationError("use either --preset or --presets, not both") }
         if keymap != nil && tuning == nil { throw ValidationError("--keymap maps a scale onto the keys; give --tuning FILE.scl too") }
     }
@@ -43,6 +49,7 @@ struct InstrumentOptions: ParsableArguments {
         /// --preset: one preset for everything, so program changes must not switch it.
         let ignoresProgramChanges: Bool
         let tuning: Tuning
+        let mpe: MPEZones
 
         func configuration(sampleRate: Double, voices: Int, masterGain: Double) -> EngineConfiguration {
             var config = EngineConfiguration(sampleRate: sampleRate, voices: voices)
@@ -50,7 +57,18 @@ struct InstrumentOptions: ParsableArguments {
             if let channelPresets { config.channelPresets = channelPresets }
             config.programPresets = programPresets
             config.tuning = tuning
+            config.mpe = mpe
             return config
+        }
+    }
+
+    /// The `--mpe` zones (off without the option); a bad value is one line naming it.
+    func mpeZones() throws -> MPEZones {
+        guard let mpe else { return .off }
+        do {
+            return try MPEZones(parsing: mpe)
+        } catch {
+            throw ValidationError("--mpe \(mpe): \(error.description)")
         }
     }
 
@@ -71,7 +89,8 @@ struct InstrumentOptions: ParsableArguments {
                             mapping: try keymap.map { try KeyboardMapping.load(path: Self.tuningFile($0, ext: "kbm")) })
         }
         return Instrument(library: try shapes.presetLibrary(), controllerMap: controllerMap, channelPresets: channelPresets,
-                          programPresets: programPresets, ignoresProgramChanges: preset != nil, tuning: tuning)
+                          programPresets: programPresets, ignoresProgramChanges: preset != nil, tuning: tuning,
+                          mpe: try mpeZones())
     }
 
     /// A tuning file as given, or by name from the shipped Tunings folder ("19-edo" → Tunings/19-edo.scl).

@@ -13,9 +13,16 @@ enum Resources {
         return library
     }
 
+    /// A mapping file as given, or a shipped one by name ("mpe" → Mappings/mpe.map), so an
+    /// installed instrument finds it too; without one, Mappings/default.map.
     static func controllerMap(path: String?) throws -> ControllerMap {
-        let file = try path ?? (InstallLayout.folder("Mappings", environment: "TONESHAPER_MAPPINGS") + "/default.map")
-        return try ControllerMapFile.load(path: file)
+        func shipped() throws -> String { try InstallLayout.folder("Mappings", environment: "TONESHAPER_MAPPINGS") }
+        guard let path else { return try ControllerMapFile.load(path: shipped() + "/default.map") }
+        if !path.contains("/"), !FileManager.default.fileExists(atPath: path), let folder = try? shipped() {
+            let named = folder + "/" + (path.hasSuffix(".map") ? path : path + ".map")
+            if FileManager.default.fileExists(atPath: named) { return try ControllerMapFile.load(path: named) }
+        }
+        return try ControllerMapFile.load(path: path)
     }
 
     /// One shape: a library name, a program number, or a shape file.

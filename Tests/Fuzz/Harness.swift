@@ -115,8 +115,15 @@ func fuzzControllerMap(_ bytes: [UInt8]) {
             if !a.parameter.limits.contains(v) { broken("\(a) gives \(v) for \(value), outside \(a.parameter.limits)") }
         }
         let channel = a.channel ?? 0
-        events.append(EngineEvent(offset: 2 * k, .controlChange(channel: channel, controller: a.controller, value: 0)))
-        events.append(EngineEvent(offset: 2 * k + 1, .controlChange(channel: channel, controller: a.controller, value: 127)))
+        for (i, value) in [UInt8(0), 127].enumerated() {
+            let message: MIDIMessage
+            switch a.source {
+            case .controlChange: message = .controlChange(channel: channel, controller: a.controller, value: value)
+            case .channelPressure: message = .channelPressure(channel: channel, pressure: value)
+            case .polyPressure: message = .polyPressure(channel: channel, note: 60, pressure: value)
+            }
+            events.append(EngineEvent(offset: 2 * k + i, message))
+        }
     }
     // 8 kHz: the map does not depend on the rate, and the echo lines (2 s per part) stay small enough
     // to build one engine per input at a useful rate.

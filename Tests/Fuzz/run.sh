@@ -32,7 +32,7 @@
 #   llvm-symbolizer (usr/lib/swift/clang/lib/linux, usr/bin). swiftc only looks there, so a distribution's
 #   clang runtime packages would not help; a toolchain without them fails a 3-line probe, said in one line.
 #
-# Seeds are the project's own files (Examples/*.mid, Presets/*.json, Mappings/default.map), the
+# Seeds are the project's own files (Examples/*.mid, Presets/*.json, Mappings/*.map), the
 # README's event script and Tests/Fuzz/seeds/TARGET/, copied into a temporary corpus per target and
 # thrown away afterwards. Tests/Fuzz/dicts/TARGET.dict gives libFuzzer each format's words.
 set -euo pipefail
@@ -120,7 +120,7 @@ seed() {  # seed TARGET FILE...: copies the files that exist into TARGET's corpu
 }
 seed midi Examples/*.mid Tests/Fuzz/seeds/midi/*
 seed shape Presets/*.json Tests/Fuzz/seeds/shape/*
-seed map Mappings/default.map Tests/Fuzz/seeds/map/*
+seed map Mappings/*.map Tests/Fuzz/seeds/map/*
 seed script Tests/Fuzz/seeds/script/*
 # The README's examples ("Play a file or a script").
 cat > "$WORK/script/readme-example.txt" <<'EOF'

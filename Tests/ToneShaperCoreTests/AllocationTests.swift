@@ -94,6 +94,51 @@ struct AllocationTests {
         #expect(peak > 0.01)
     }
 
+    @Test("MPE allocates nothing: zones from RPN 6, member notes with their own bend, pressure, CC 74 and poly pressure, the manager's bend, program, pedal and all-notes-off")
+    func mpeAllocatesNothing() throws {
+        let map = try ControllerMapFile.parse("""
+            pressure amplitude 0 1
+            polypressure amplitude 0 1
+            cc 74 fidelity 1 2000 exponential
+            cc 64 sustain 0 1
+            cc 7 volume 0 1
+            """)
+        let engine = try Bench.engine(Self.everyWave(), voices: 8, controllerMap: map)
+        let frames = 256
+        let waves = WaveType.allCases.count
+        let script: (Int) -> [EngineEvent] = { b in
+            let member = UInt8(1 + b % 6), key = UInt8(48 + (b * 7) % 36)
+            var e: [EngineEvent] = [
+                EngineEvent(offset: 0, .pitchBend(channel: member, value: Int16((b * 331) % 16_000 - 8000))),
+                EngineEvent(offset: 1, .channelPressure(channel: member, pressure: UInt8((b * 17) % 128))),
+                EngineEvent(offset: 2, .cc(74, UInt8((b * 13) % 128), channel: member)),
+                EngineEvent(offset: 3, .on(key, UInt8(40 + b % 80), channel: member)),
+                EngineEvent(offset: frames / 4, .polyPressure(channel: member, note: key, pressure: UInt8((b * 23) % 128))),
+                EngineEvent(offset: frames / 3, .pitchBend(channel: 0, value: Int16((b * 997) % 16_000 - 8000))),
+                EngineEvent(offset: frames / 2, .channelPressure(channel: member, pressure: UInt8((b * 29) % 128))),
+                EngineEvent(offset: frames - 5, .off(UInt8(48 + ((b + 20) * 7) % 36), channel: UInt8(1 + (b + 3) % 6))),
+            ]
+            // RPN 6 (the zone: 6...13 members) and RPN 0 on a member (all members' range), in turn.
+            if b % 8 == 0 || b % 8 == 4 {
+                let (channel, rpn, value): (UInt8, UInt8, UInt8) = b % 8 == 0 ? (0, 6, UInt8(6 + b % 8)) : (member, 0, UInt8(12 + b % 37))
+                e += [EngineEvent(offset: 10, .cc(101, 0, channel: channel)), EngineEvent(offset: 11, .cc(100, rpn, channel: channel)),
+                      EngineEvent(offset: 12, .cc(6, value, channel: channel))]
+            }
+            if b % 5 == 0 { e.append(EngineEvent(offset: 5, .programChange(channel: 0, program: UInt8(b % waves)))) }
+            if b % 6 == 0 { e.append(EngineEvent(offset: 7, .cc(64, b % 12 == 0 ? 127 : 0, channel: 0))) }
+            if b % 9 == 0 { e.append(EngineEvent(offset: 9, .cc(123, 0, channel: 0))) }
+            return e
+        }
+        _ = Performance(blocks: 20, frames: frames, script: script).renderCountingAllocations(engine)
+        let performance = Performance(blocks: 120, frames: frames) { script($0 + 20) }
+        let allocations = performance.renderCountingAllocations(engine)
+        #expect(allocations == 0, "\(allocations) allocations while rendering \(120 * frames) frames")
+        #expect(engine.zones.isOn)
+        var peak: Float = 0
+        for i in 0..<(2 * frames) { peak = max(peak, abs(performance.output[i])) }
+        #expect(peak > 0.01)
+    }
+
     @Test("the allocation counter itself sees an allocation (so a zero above means something)")
     func counterWorks() {
         allocation_counter_start()

@@ -153,6 +153,22 @@ struct EngineTests {
         #expect(abs(f / 440 - 1) < 0.001, "held note now at \(f) Hz")
     }
 
+    @Test("program changes never run out of slots, even with every voice holding a preset no channel has any more")
+    func programChangesWithEveryVoiceOnAnOldPreset() throws {
+        // 4 voices, each held on its own channel while that channel changes program: 16 current
+        // slots plus 4 old ones fill all 20, and one more program change must still find one.
+        let e = try Bench.engine([Bench.tone(440, program: 0), Bench.tone(330, program: 1)], voices: 4)
+        var events: [(frame: Int, message: MIDIMessage)] = []
+        for c: UInt8 in 0..<4 { events += [(0, .on(69, channel: c)), (1, .programChange(channel: c, program: 1))] }
+        events += [(Bench.seconds(0.1), .programChange(channel: 0, program: 0)), (Bench.seconds(0.1), .off(69)),
+                   (Bench.seconds(0.2), .on(57))]
+        let x = Bench.play(e, events, frames: Bench.seconds(0.4))
+        // The new note plays program 0 (220 Hz, an octave below its 440 Hz root), the others still 440 Hz.
+        let w = Bench.seconds(0.25)..<Bench.seconds(0.4)
+        #expect(Signal.amplitude(x, at: 220, sampleRate: Bench.rate, in: w) > 0.02)
+        #expect(Signal.amplitude(x, at: 165, sampleRate: Bench.rate, in: w) < 0.001)
+    }
+
     @Test("echo: a short note comes back after the delay, v times as loud, then v² times", arguments: [(0.5, 0.1), (0.3, 0.15)])
     func echo(volume: Double, delay: Double) throws {
         var shape = Bench.tone(600, attack: 0.002, release: 0.002)

@@ -48,8 +48,22 @@ public enum ControllerCurve: String, Codable, Sendable {
     case exponential
 }
 
-/// One controller assignment: CC number (and optionally channel) to a parameter over a range.
+/// One controller assignment: a controller (and optionally channel) to a parameter over a range.
 public struct ControllerAssignment: Equatable, Sendable {
+    /// What the player moves. Pressure matters most in MPE, where each note has a channel of its
+    /// own, so a channel's pressure is that one note's.
+    public enum Source: String, Sendable, CaseIterable {
+        /// A control change; `controller` says which.
+        case controlChange = "cc"
+        /// Channel pressure (aftertouch): reaches the channel's parameter, like a CC.
+        case channelPressure = "pressure"
+        /// Polyphonic key pressure: one key's pressure. On `amplitude` it sets that note's own
+        /// level (each voice has a gain for it); any other parameter belongs to the channel (its
+        /// shape slot, bus or bend) and moves for the whole channel.
+        case polyPressure = "polypressure"
+    }
+    public var source: Source
+    /// The CC number (0 for the pressure sources).
     public var controller: UInt8
     /// nil = any channel.
     public var channel: UInt8?
@@ -58,13 +72,15 @@ public struct ControllerAssignment: Equatable, Sendable {
     public var maximum: Double
     public var curve: ControllerCurve
 
-    public init(controller: UInt8, channel: UInt8? = nil, parameter: Parameter, minimum: Double, maximum: Double,
-                curve: ControllerCurve = .linear) {
-        self.controller = controller; self.channel = channel; self.parameter = parameter
+    public init(source: Source = .controlChange, controller: UInt8 = 0, channel: UInt8? = nil, parameter: Parameter,
+                minimum: Double, maximum: Double, curve: ControllerCurve = .linear) {
+        self.source = source
+        self.controller = source == .controlChange ? controller : 0
+        self.channel = channel; self.parameter = parameter
         self.minimum = minimum; self.maximum = maximum; self.curve = curve
     }
 
-    /// The parameter value for a controller value 0...127.
+    /// The parameter value for a controller (or pressure) value 0...127.
     @inline(__always) public func value(for cc: UInt8) -> Double {
         let x = Double(min(cc, 127)) / 127
         let v: Double
@@ -76,30 +92,47 @@ public struct ControllerAssignment: Equatable, Sendable {
     }
 }
 
-/// Controller number → parameter, for every channel: a flat 16 × 128 table, so a lookup on the
-/// audio thread is one index, no search and no allocation.
+/// Controller number → parameter, for every channel: a flat table of 16 channels × (128 CCs,
+/// channel pressure, poly pressure), so a lookup on the audio thread is one index, no search and
+/// no allocation.
 public struct ControllerMap: Sendable {
     public private(set) var assignments: [ControllerAssignment]
     private var table: [Int32]  // index into assignments, −1 = unassigned (a file may have any number of lines)
+    /// Table entries per channel: the 128 CCs, then channel pressure, then poly pressure.
+    private static let sources = 130
+
+    @inline(__always) private static func column(_ source: ControllerAssignment.Source, _ controller: UInt8) -> Int {
+        switch source {
+        case .controlChange: return Int(controller & 127)
+        case .channelPressure: return 128
+        case .polyPressure: return 129
+        }
+    }
 
     public init(_ assignments: [ControllerAssignment]) {
         self.assignments = assignments
-        table = [Int32](repeating: -1, count: 16 * 128)
+        table = [Int32](repeating: -1, count: 16 * Self.sources)
         // Later lines win; a channel-specific line wins over an any-channel line.
         for (i, a) in assignments.enumerated() where a.channel == nil {
-            for ch in 0..<16 { table[ch * 128 + Int(a.controller)] = Int32(truncatingIfNeeded: i) }
+            for ch in 0..<16 { table[ch * Self.sources + Self.column(a.source, a.controller)] = Int32(truncatingIfNeeded: i) }
         }
         for (i, a) in assignments.enumerated() {
-            if let ch = a.channel { table[Int(ch) * 128 + Int(a.controller)] = Int32(truncatingIfNeeded: i) }
+            if let ch = a.channel { table[Int(ch) * Self.sources + Self.column(a.source, a.controller)] = Int32(truncatingIfNeeded: i) }
         }
     }
 
     @inline(__always) public func assignment(channel: UInt8, controller: UInt8) -> ControllerAssignment? {
-        let i = table[Int(channel & 15) * 128 + Int(controller & 127)]
+        assignment(channel: channel, source: .controlChange, controller: controller)
+    }
+
+    /// What `source` (a CC number for `.controlChange`) drives on `channel`, if anything.
+    @inline(__always) public func assignment(channel: UInt8, source: ControllerAssignment.Source,
+                                             controller: UInt8 = 0) -> ControllerAssignment? {
+        let i = table[Int(channel & 15) * Self.sources + Self.column(source, controller)]
         return i < 0 ? nil : assignments[Int(i)]
     }
 
-    /// The default mapping (also shipped as Mappings/default.toml): common keyboard controls.
+    /// The default mapping (also shipped as Mappings/default.map): common keyboard controls.
     public static let standard = ControllerMap([
         ControllerAssignment(controller: 1, parameter: .vibrato, minimum: 0, maximum: 1),
         ControllerAssignment(controller: 7, parameter: .volume, minimum: 0, maximum: 1),

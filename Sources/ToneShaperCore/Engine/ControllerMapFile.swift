@@ -3,10 +3,12 @@ import Foundation
 /// Reads controller mappings: one assignment per line, so an error can name its line.
 ///
 /// ```
-/// # cc  parameter   min    max   [curve]        [channel]
-/// cc 7   amplitude   0      1
-/// cc 71  duration    0.05   8     exponential
-/// cc 74  fidelity    1      2000  exponential   channel 2
+/// # source        parameter   min    max   [curve]        [channel]
+/// cc 7            amplitude   0      1
+/// cc 71           duration    0.05   8     exponential
+/// cc 74           fidelity    1      2000  exponential   channel 2
+/// pressure        amplitude   0      1                    # channel pressure (aftertouch)
+/// polypressure    amplitude   0      1                    # one key's pressure: that note's level
 /// ```
 /// Channels are written 1...16 as on a keyboard's display; without one, the line applies to all.
 public enum ControllerMapFile {
@@ -25,21 +27,30 @@ public enum ControllerMapFile {
             let line = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
             let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).map(String.init)
             if words.isEmpty { continue }
-            guard words[0] == "cc" else { throw fail("expected 'cc', found '\(words[0])'") }
-            guard words.count >= 5 else {
-                throw fail("expected 'cc NUMBER PARAMETER MIN MAX [CURVE] [channel N]', found \(words.count) fields")
+            guard let source = ControllerAssignment.Source(rawValue: words[0]) else {
+                throw fail("expected 'cc', 'pressure' or 'polypressure', found '\(words[0])'")
             }
-            guard let cc = UInt8(words[1]), cc < 120 else {
-                throw fail("controller '\(words[1])' is not a number 0...119 (120...127 are channel mode messages)")
+            // A CC line names its controller; the pressure sources are one per channel.
+            let p = source == .controlChange ? 2 : 1
+            guard words.count >= p + 3 else {
+                let form = source == .controlChange ? "cc NUMBER" : source.rawValue
+                throw fail("expected '\(form) PARAMETER MIN MAX [CURVE] [channel N]', found \(words.count) fields")
             }
-            guard let parameter = Parameter(rawValue: words[2]) else {
-                throw fail("unknown parameter '\(words[2])' (expected one of \(Parameter.allCases.map(\.rawValue).joined(separator: ", ")))")
+            var cc: UInt8 = 0
+            if source == .controlChange {
+                guard let number = UInt8(words[1]), number < 120 else {
+                    throw fail("controller '\(words[1])' is not a number 0...119 (120...127 are channel mode messages)")
+                }
+                cc = number
             }
-            guard let minimum = Double(words[3]), minimum.isFinite else { throw fail("minimum '\(words[3])' is not a number") }
-            guard let maximum = Double(words[4]), maximum.isFinite else { throw fail("maximum '\(words[4])' is not a number") }
+            guard let parameter = Parameter(rawValue: words[p]) else {
+                throw fail("unknown parameter '\(words[p])' (expected one of \(Parameter.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            guard let minimum = Double(words[p + 1]), minimum.isFinite else { throw fail("minimum '\(words[p + 1])' is not a number") }
+            guard let maximum = Double(words[p + 2]), maximum.isFinite else { throw fail("maximum '\(words[p + 2])' is not a number") }
             var curve = ControllerCurve.linear
             var channel: UInt8?
-            var k = 5
+            var k = p + 3
             while k < words.count {
                 if let c = ControllerCurve(rawValue: words[k]) {
                     curve = c; k += 1
@@ -58,7 +69,7 @@ public enum ControllerMapFile {
             if curve == .exponential && (minimum <= 0 || maximum <= 0) {
                 throw fail("an exponential curve needs minimum and maximum > 0")
             }
-            assignments.append(ControllerAssignment(controller: cc, channel: channel, parameter: parameter,
+            assignments.append(ControllerAssignment(source: source, controller: cc, channel: channel, parameter: parameter,
                                                     minimum: minimum, maximum: maximum, curve: curve))
         }
         return ControllerMap(assignments)

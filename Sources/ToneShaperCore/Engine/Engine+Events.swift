@@ -23,17 +23,27 @@ extension Engine {
             controlChange(part: Int(c & 15), controller: controller, value: value)
         case .programChange(let c, let program):
             let index = programPresets[Int(program & 127)]
-            if index >= 0 { selectPreset(index, part: Int(c & 15)) }
+            if index >= 0 { for p in reach(of: Int(c & 15)) { selectPreset(index, part: p) } }
         case .pitchBend(let c, let value):
             parts[Int(c & 15)].bendValue = Double(value)
-            partRatio[Int(c & 15)] = currentRatio(part: Int(c & 15))
-        case .channelPressure, .polyPressure:
-            break
+            // A zone manager's bend adds to every member's own.
+            for p in reach(of: Int(c & 15)) { partRatio[p] = currentRatio(part: p) }
+        case .channelPressure(let c, let pressure):
+            if let a = controllerMap.assignment(channel: c & 15, source: .channelPressure) {
+                let value = a.value(for: pressure)
+                for p in reach(of: Int(c & 15)) { setParameter(a.parameter, value, part: p) }
+            }
+        case .polyPressure(let c, let note, let pressure):
+            keyPressure(part: Int(c & 15), note: note, pressure: pressure)
         }
     }
 
-    /// A slot no voice plays and no part has current (one always exists: see `slotCount`).
-    func freeSlot() -> Int {
+    /// A slot for part `p`'s next preset: its own current one when no note plays it, else one no
+    /// voice plays and no part has current. One always exists (`slotCount` is 16 + voices): if every
+    /// voice holds a slot that is no part's current one, `p`'s own current slot has no voice on it.
+    func freeSlot(for p: Int) -> Int {
+        let own = parts[p].currentSlot
+        if own >= 0 && slotUsers[own] == 0 { return own }
         search: for s in 0..<slotCount where slotUsers[s] == 0 {
             for p in 0..<16 where parts[p].currentSlot == s { continue search }
             return s
@@ -43,7 +53,7 @@ extension Engine {
 
     /// Loads a preset into a free slot; sounding notes keep the slot they started on.
     func selectPreset(_ index: Int, part p: Int) {
-        let slot = freeSlot()
+        let slot = freeSlot(for: p)
         slots[slot].load(index, from: presets, sampleRate: sampleRate)
         parts[p].currentSlot = slot
         adoptSettings(of: index, part: p)
@@ -69,6 +79,29 @@ extension Engine {
     func controlChange(part p: Int, controller: UInt8, value: UInt8) {
         let part = parts + p
         switch controller {
+        case 120, 121, 123, 124, 125, 126, 127:
+            for q in reach(of: p) { channelMode(controller, part: q) }
+        case 101: part.pointee.rpnMSB = value
+        case 100: part.pointee.rpnLSB = value
+        case 98, 99: part.pointee.rpnMSB = 127; part.pointee.rpnLSB = 127
+        case 6 where part.pointee.rpnMSB == 0 && part.pointee.rpnLSB == 0:
+            setBendRange(Double(value), part: p)  // RPN 0: pitch-bend sensitivity in semitones
+        case 38 where part.pointee.rpnMSB == 0 && part.pointee.rpnLSB == 0:
+            setBendRange(part.pointee.bendRange.rounded(.down) + Double(value) / 100, part: p)
+        case 6 where part.pointee.rpnMSB == 0 && part.pointee.rpnLSB == 6 && (p == 0 || p == 15) && value <= 15:
+            configureZone(lower: p == 0, members: Int(value))  // RPN 6: the MPE Configuration Message
+        default:
+            if let a = controllerMap.assignment(channel: UInt8(p), controller: controller) {
+                let mapped = a.value(for: value)
+                for q in reach(of: p) { setParameter(a.parameter, mapped, part: q) }
+            }
+        }
+    }
+
+    /// The channel mode messages (and Reset All Controllers), on one part.
+    func channelMode(_ controller: UInt8, part p: Int) {
+        let part = parts + p
+        switch controller {
         case 120:  // All Sound Off: silence now (a 2 ms fade, never a click).
             for i in 0..<voiceCount where voices[i].stage != .idle && voices[i].part == p {
                 voices[i].pendingPart = -1
@@ -89,17 +122,8 @@ extension Engine {
                     if part.pointee.sustain { voices[i].keyDown = false; voices[i].sustained = true } else { release(voices + i) }
                 }
             }
-        case 101: part.pointee.rpnMSB = value
-        case 100: part.pointee.rpnLSB = value
-        case 98, 99: part.pointee.rpnMSB = 127; part.pointee.rpnLSB = 127
-        case 6 where part.pointee.rpnMSB == 0 && part.pointee.rpnLSB == 0:
-            part.pointee.bendRange = Double(value)  // RPN 0: pitch-bend sensitivity in semitones
-        case 38 where part.pointee.rpnMSB == 0 && part.pointee.rpnLSB == 0:
-            part.pointee.bendRange = part.pointee.bendRange.rounded(.down) + Double(value) / 100
         default:
-            if let a = controllerMap.assignment(channel: UInt8(p), controller: controller) {
-                setParameter(a.parameter, a.value(for: value), part: p)
-            }
+            break
         }
     }
 

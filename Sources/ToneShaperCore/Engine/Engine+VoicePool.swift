@@ -111,12 +111,14 @@ extension Engine {
         if !retrigger {
             v.pointee.phase = 0
             v.pointee.gain = 0
+            v.pointee.expression = 1  // a new note plays at full level until its key's pressure says otherwise
             v.pointee.noise = UInt32(truncatingIfNeeded: order &* 0x9E37_79B9_7F4A_7C15 >> 32) | 1
         }
         let scaled = Float(v.pointee.frequency * Double(BandLimitedTables.maxHarmonics) * nyquistReciprocal)
         (v.pointee.blendLevel, v.pointee.blendWeight) = BandLimitedTables.blend(scaledFrequency: scaled * 1.01)
         let attackSamples = max(32, Int(part.pointee.attack * sampleRate))
-        v.pointee.ramp(to: Engine.velocityGain(velocity), samples: attackSamples)
+        v.pointee.velocityGain = Engine.velocityGain(velocity)
+        v.pointee.ramp(to: v.pointee.velocityGain * v.pointee.expression, samples: attackSamples)
     }
 
     /// A silent part starting to sound: nothing to glide from, so its controls take their
@@ -138,10 +140,15 @@ extension Engine {
         part.pointee.panFromLeft = part.pointee.panLeft; part.pointee.panFromRight = part.pointee.panRight
     }
 
-    /// The part's pitch ratio: bend, plus vibrato at its current LFO phase.
+    /// The part's pitch ratio: bend (in MPE plus its zone manager's bend), plus vibrato at its
+    /// current LFO phase.
     func currentRatio(part p: Int) -> Double {
         let part = parts[p]
         var semitones = part.bendValue / 8192 * part.bendRange
+        if part.manager >= 0 {
+            let manager = parts[part.manager]
+            semitones += manager.bendValue / 8192 * manager.bendRange
+        }
         if part.vibratoDepth > 0 { semitones += part.vibratoDepth * Double(fastSin2Pi(Float(part.vibratoPhase))) }
         return _exp2(semitones / 12)
     }

@@ -55,6 +55,8 @@ public final class Engine: @unchecked Sendable {
     public private(set) var clippedSamples = 0
     /// Notes that had to take a voice from another note.
     public internal(set) var stolenVoices = 0
+    /// The MPE zones in force: from the configuration, then from MPE Configuration Messages.
+    public internal(set) var zones = MPEZones.off
 
     public init(library: PresetLibrary, configuration: EngineConfiguration = EngineConfiguration(),
                 controllerMap: ControllerMap = .standard) {
@@ -114,6 +116,7 @@ public final class Engine: @unchecked Sendable {
             let preset = p < configuration.channelPresets.count ? configuration.channelPresets[p] : 0
             selectPreset(min(max(preset, 0), presets.count - 1), part: p)
         }
+        setZones(configuration.mpe, configuring: 0...15)
     }
 
     deinit {

@@ -41,6 +41,9 @@ public struct EngineConfiguration: Sendable {
     /// `Shape.maximumPoints`): the slots' curves are allocated for the larger of this and the
     /// library's largest shape.
     public var pointCapacity: Int = 0
+    /// MIDI Polyphonic Expression zones the engine starts with (off: ordinary MIDI channels); an
+    /// MPE Configuration Message (RPN 6) changes them while playing.
+    public var mpe: MPEZones = .off
     /// Ramp time for amplitude, and glide time for duration/fidelity changes.
     public var parameterRampSeconds: Double = 0.02
 

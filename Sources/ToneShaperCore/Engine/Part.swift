@@ -24,6 +24,9 @@ struct Part {
     // Pitch: bend in semitones = bendValue/8192 · bendRange; vibrato from the mod wheel.
     var bendValue: Double = 0
     var bendRange: Double = 2
+    /// In MPE, a member channel's zone manager (a part index): the manager's bend moves every note
+    /// of the zone, so it adds to this channel's own. −1 outside MPE and for managers.
+    var manager = -1
     var vibratoDepth: Double = 0
     var vibratoPhase: Double = 0
 

@@ -1,7 +1,7 @@
 /// A preset as a part is playing it: the quantised curve plus the live values of its knobs.
 ///
-/// Each part has two slots; a program change fills the other one, so notes already sounding
-/// finish on the shape they started with.
+/// A program change fills a slot no note plays (see `Engine.freeSlot`), so notes already
+/// sounding finish on the shape they started with.
 struct ShapeSlot {
     var preset = -1
     var curve: FrequencyCurve

@@ -49,6 +49,12 @@ struct Voice {
     /// The transposition × bend ratio `frequency` was computed with.
     var frequencyRatio: Double = 1
 
+    /// The gain the note's velocity asks for; it plays at this times `expression`.
+    var velocityGain: Double = 0
+    /// The note's own expression gain, 0...1 (polyphonic key pressure through the map): the one
+    /// control that reaches a single note on a channel that plays several.
+    var expression: Double = 1
+
     // Gain: current, per-sample step and samples left in the current ramp.
     var gain: Double = 0
     var gainStep: Double = 0
