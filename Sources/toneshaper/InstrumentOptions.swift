@@ -51,9 +51,10 @@ struct InstrumentOptions: ParsableArguments {
         let tuning: Tuning
         let mpe: MPEZones
 
-        func configuration(sampleRate: Double, voices: Int, masterGain: Double) -> EngineConfiguration {
+        func configuration(sampleRate: Double, voices: Int, masterGain: Double, threads: Int = 1) -> EngineConfiguration {
             var config = EngineConfiguration(sampleRate: sampleRate, voices: voices)
             config.masterGain = masterGain
+            config.threads = threads
             if let channelPresets { config.channelPresets = channelPresets }
             config.programPresets = programPresets
             config.tuning = tuning

@@ -36,6 +36,9 @@ struct PlayCommand: ParsableCommand {
 
     @OptionGroup var limit: LengthLimit
 
+    @Option(name: .long, help: "Threads that render voices: 2 spreads them over a second real-time thread when one core is not enough (default 1).")
+    var threads: Int = 1
+
     @Option(name: .long, parsing: .unconditional, help: "Master gain in dB applied to the mix before the hard clip at 0 dBFS.")
     var gain: Double = -6
 
@@ -55,6 +58,7 @@ struct PlayCommand: ParsableCommand {
     var tail: Double = 2
 
     func validate() throws {
+        guard (1...64).contains(threads) else { throw ValidationError("--threads \(threads) must be 1...64") }
         guard (-60...24).contains(gain) else { throw ValidationError("--gain \(gain) dB is outside -60...24") }
         guard tail >= 0, tail <= 3600 else { throw ValidationError("--tail \(tail) must be 0...3600 seconds") }
         if format != nil && record == nil { throw ValidationError("--format applies to --record; give --record FILE too") }
@@ -73,7 +77,10 @@ struct PlayCommand: ParsableCommand {
         let pcm = try live.openPCM()
         let sampleRate = Double(pcm.sampleRate)
 
-        let config = setup.configuration(sampleRate: sampleRate, voices: instrument.voices, masterGain: pow(10, gain / 20))
+        var config = setup.configuration(sampleRate: sampleRate, voices: instrument.voices, masterGain: pow(10, gain / 20),
+                                         threads: threads)
+        // The helper renders inside the audio thread's period: it gets the audio thread's priority.
+        if live.realtime { config.helperPriority = AudioThread.defaultPriority }
         let engine = Engine(library: setup.library, configuration: config, controllerMap: setup.controllerMap)
         let recorder = try record.map { try AudioRecorder(path: $0, format: fileFormat!, sampleRate: pcm.sampleRate, channels: 2) }
 

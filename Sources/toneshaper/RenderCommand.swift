@@ -17,6 +17,12 @@ struct RenderCommand: ParsableCommand {
     @Argument(help: "The .mid file to render.")
     var midiFile: String
 
+    @Option(name: .long, help: "Threads that render voices (default: one per core). The output is the same, sample for sample, whatever the number.")
+    var threads: Int?
+
+    /// Cores this process may run on.
+    static var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+
     @OptionGroup var instrument: InstrumentOptions
 
     @Option(name: .long, parsing: .unconditional, help: "Seconds rendered after the last event, for releases and echoes.")
@@ -28,6 +34,7 @@ struct RenderCommand: ParsableCommand {
 
     func validate() throws {
         guard tail >= 0, tail <= 600 else { throw ValidationError("--tail \(tail) must be 0...600 seconds") }
+        if let threads, !(1...64).contains(threads) { throw ValidationError("--threads \(threads) must be 1...64") }
     }
 
     func run() throws {
@@ -53,7 +60,8 @@ struct RenderCommand: ParsableCommand {
         if setup.ignoresProgramChanges {
             messages.removeAll { if case .programChange = $0.message { return true } else { return false } }
         }
-        let config = setup.configuration(sampleRate: Double(audio.rate), voices: instrument.voices, masterGain: audio.linearGain)
+        let config = setup.configuration(sampleRate: Double(audio.rate), voices: instrument.voices, masterGain: audio.linearGain,
+                                         threads: threads ?? Self.processorCount)
         let engine = Engine(library: setup.library, configuration: config, controllerMap: setup.controllerMap)
         try audio.write(OfflineRenderer(engine: engine), messages: messages, frames: frames,
                         progressLabel: "rendering")

@@ -175,13 +175,15 @@ extension Signal {
     /// Magnitude spectrum (bins 0…n/2) of x[start ..< start + n] under a 4-term Blackman–Harris window
     /// (side lobes below −92 dB, main lobe ±4 bins), n a power of two, normalised so a sine of
     /// amplitude A on a bin reads ≈ A.
-    static func spectrum(_ x: [Float], start: Int, count n: Int) -> [Double] {
+    /// `windowed: false` analyses a stretch holding whole periods of a periodic signal (coherent
+    /// sampling): every component then sits exactly on a bin, with no leakage at all.
+    static func spectrum(_ x: [Float], start: Int, count n: Int, windowed: Bool = true) -> [Double] {
         precondition(n > 0 && n & (n - 1) == 0)
         var re = [Double](repeating: 0, count: n), im = [Double](repeating: 0, count: n)
         var windowSum = 0.0
         for j in 0..<n {
             let w = 2 * Double.pi * Double(j) / Double(n)
-            let h = 0.35875 - 0.48829 * cos(w) + 0.14128 * cos(2 * w) - 0.01168 * cos(3 * w)
+            let h = windowed ? 0.35875 - 0.48829 * cos(w) + 0.14128 * cos(2 * w) - 0.01168 * cos(3 * w) : 1
             windowSum += h
             re[j] = Double(x[start + j]) * h
         }

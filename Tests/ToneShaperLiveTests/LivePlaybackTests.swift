@@ -8,8 +8,9 @@ import ToneShaperMIDI
 
 @Suite("Live play of a file through a real PCM equals the offline render")
 struct LivePlaybackTests {
-    @Test("a MIDI file played through the capture PCM is bit-exact with OfflineRenderer, and so is the recording")
-    func liveEqualsOffline() throws {
+    @Test("a MIDI file played through the capture PCM is bit-exact with OfflineRenderer, and so is the recording; with voices spread over a second real-time thread too",
+          arguments: [1, 2])
+    func liveEqualsOffline(threads: Int) throws {
         let folder = try CaptureFolder()
         defer { folder.remove() }
         let (messages, seconds) = try Fixtures.performanceFile()
@@ -17,7 +18,7 @@ struct LivePlaybackTests {
         #expect(pcm.format == .float32LE)
         let endFrame = Int64((seconds + 0.5) * 48_000)
         let recorder = try AudioRecorder(path: folder.path("take.wav"), format: .wav32Float, sampleRate: pcm.sampleRate, channels: 2)
-        let player = LivePlayer(engine: Fixtures.engine(), pcm: pcm, source: .performance(messages, endFrame: endFrame),
+        let player = LivePlayer(engine: Fixtures.engine(threads: threads), pcm: pcm, source: .performance(messages, endFrame: endFrame),
                                 recorder: recorder, recordMIDI: true, realtime: false)
         try player.start()
         while !player.isFinished {
@@ -26,6 +27,7 @@ struct LivePlaybackTests {
         }
         let summary = player.stop()
         #expect(summary.audioFailure == nil)
+        #expect(player.session.engine.threadCount == threads)
 
         let offline = OfflineRenderer(engine: Fixtures.engine(), blockFrames: pcm.periodFrames)
             .renderAll(messages, totalFrames: Int(endFrame))

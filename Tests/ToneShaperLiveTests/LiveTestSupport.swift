@@ -39,8 +39,9 @@ enum Fixtures {
     }()
 
     /// An engine at 48 kHz with every channel on the preset with this program number.
-    static func engine(program: Int? = nil, voices: Int = 16) -> Engine {
+    static func engine(program: Int? = nil, voices: Int = 16, threads: Int = 1) -> Engine {
         var config = EngineConfiguration(sampleRate: 48_000, voices: voices)
+        config.threads = threads
         if let program, let index = library.index(program: program) {
             config.channelPresets = Array(repeating: index, count: 16)
         }

@@ -37,7 +37,17 @@ public final class Engine: @unchecked Sendable {
     /// Output DC blocker state (x[n−1], y[n−1]) for left and right.
     var dcLeft: (x: Float, y: Float) = (0, 0)
     var dcRight: (x: Float, y: Float) = (0, 0)
-    let scratch: VoiceScratch
+    /// Per thread (the engine's own first): the voice render loops' scratch buffers.
+    let scratches: UnsafeMutablePointer<VoiceScratch>
+    public let threadCount: Int
+    /// Which thread renders each part's voices and bus in the current block (see `RenderCrew`).
+    let partOwner: UnsafeMutablePointer<Int>
+    let ownerLoad: UnsafeMutablePointer<Int>
+    /// The helper threads when `configuration.threads` > 1.
+    var crew: RenderCrew?
+    /// The block being rendered, for the crew's shares.
+    var jobCount = 0
+    var jobIntoPeriod = 0
     let tables: UnsafeMutablePointer<Float>
     let tablesOwner: BandLimitedTables
     let maxBlock: Int
@@ -90,7 +100,13 @@ public final class Engine: @unchecked Sendable {
         rampSamples = max(1, configuration.parameterRampSeconds * rate)
         glideCoefficient = 1 - _exp(-Double(configuration.maxBlock) / (configuration.parameterRampSeconds * rate))
         dcPole = Float(_exp(-2 * Double.pi * 1 / rate))
-        scratch = VoiceScratch(capacity: maxBlock)
+        threadCount = max(1, configuration.threads)
+        scratches = .allocate(capacity: threadCount)
+        for t in 0..<threadCount { (scratches + t).initialize(to: VoiceScratch(capacity: maxBlock)) }
+        partOwner = .allocate(capacity: 16)
+        partOwner.initialize(repeating: 0, count: 16)
+        ownerLoad = .allocate(capacity: threadCount)
+        ownerLoad.initialize(repeating: 0, count: threadCount)
         tablesOwner = BandLimitedTables.shared
         tables = tablesOwner.storage
         partRatio = .allocate(capacity: 16)
@@ -120,6 +136,9 @@ public final class Engine: @unchecked Sendable {
     }
 
     deinit {
+        crew?.stop()
+        for t in 0..<threadCount { scratches[t].deallocate() }
+        scratches.deinitialize(count: threadCount); scratches.deallocate(); partOwner.deallocate(); ownerLoad.deallocate()
         for i in 0..<presets.count { installed[i]?.deallocate() }
         installed.deallocate()
         for i in 0..<slotCount { slots[i].deallocate() }
@@ -127,7 +146,7 @@ public final class Engine: @unchecked Sendable {
         slots.deinitialize(count: slotCount); slots.deallocate(); slotUsers.deallocate()
         parts.deinitialize(count: 16); parts.deallocate()
         voices.deinitialize(count: voiceCount); voices.deallocate()
-        partRatio.deallocate(); programPresets.deallocate(); keySemitones.deallocate(); buses.deallocate(); mixLeft.deallocate(); mixRight.deallocate(); scratch.deallocate(); presets.deallocate()
+        partRatio.deallocate(); programPresets.deallocate(); keySemitones.deallocate(); buses.deallocate(); mixLeft.deallocate(); mixRight.deallocate(); presets.deallocate()
     }
 
     // MARK: - Rendering
@@ -210,18 +229,17 @@ public final class Engine: @unchecked Sendable {
         let left = mixLeft, right = mixRight
         left.update(repeating: 0, count: count)
         right.update(repeating: 0, count: count)
-        for p in 0..<16 where parts[p].audible {
-            (buses + p * maxBlock).update(repeating: 0, count: count)
+        jobCount = count
+        jobIntoPeriod = intoPeriod
+        if let crew {
+            assignParts()
+            crew.run { renderShare(0) }
+        } else {
+            renderShare(0)
         }
-        for i in 0..<voiceCount where voices[i].stage != .idle {
-            let v = voices + i
-            let p = v.pointee.part
-            v.pointee.render(count: count, intoPeriod: intoPeriod, slot: slots + v.pointee.slot, ratio: v.pointee.noteRatio * partRatio[p],
-                             halfStep: halfStep, scratch: scratch, tables: tables,
-                             nyquistReciprocal: nyquistReciprocal, into: buses + p * maxBlock)
-        }
+        // The buses reach the mix in channel order, whoever rendered them: the same sums, bit for bit.
         for p in 0..<16 where parts[p].audible {
-            mixPart(p, count: count, intoPeriod: intoPeriod)
+            panPart(p, count: count, intoPeriod: intoPeriod)
         }
         // Master: gain, a one-pole DC blocker with a 1 Hz corner per side (whatever mean a shape or
         // an echo builds up never reaches the speakers, and low notes do not droop), hard clip
@@ -242,8 +260,51 @@ public final class Engine: @unchecked Sendable {
         clippedSamples += clipped
     }
 
-    /// A part's bus: gain (ramped), echo, then equal-power pan onto the stereo mix.
-    func mixPart(_ p: Int, count: Int, intoPeriod: Int) {
+    /// Gives each sounding part to a thread, the part with the most voices to the least loaded
+    /// thread first (a greedy balance; which thread renders a part never changes the output).
+    func assignParts() {
+        ownerLoad.update(repeating: 0, count: threadCount)
+        var placed = 0
+        var taken: UInt32 = 0
+        while placed < 16 {
+            // The heaviest part not yet placed (ties: lowest channel), so the greedy balance holds up.
+            var heaviest = -1
+            for p in 0..<16 where taken & (1 << UInt32(p)) == 0 {
+                if heaviest < 0 || parts[p].activeVoices > parts[heaviest].activeVoices { heaviest = p }
+            }
+            taken |= 1 << UInt32(heaviest)
+            placed += 1
+            guard parts[heaviest].audible else { partOwner[heaviest] = 0; continue }
+            var lightest = 0
+            for t in 1..<threadCount where ownerLoad[t] < ownerLoad[lightest] { lightest = t }
+            partOwner[heaviest] = lightest
+            ownerLoad[lightest] += max(1, parts[heaviest].activeVoices)
+        }
+    }
+
+    /// One thread's share of a block: the voices of the parts it owns, into their buses, then
+    /// those buses' gain and echo. With one thread, share 0 is everything.
+    func renderShare(_ t: Int) {
+        let count = jobCount, intoPeriod = jobIntoPeriod
+        let solo = threadCount == 1
+        for p in 0..<16 where parts[p].audible && (solo || partOwner[p] == t) {
+            (buses + p * maxBlock).update(repeating: 0, count: count)
+        }
+        let scratch = scratches[t]
+        for i in 0..<voiceCount where voices[i].stage != .idle && (solo || partOwner[voices[i].part] == t) {
+            let v = voices + i
+            let p = v.pointee.part
+            v.pointee.render(count: count, intoPeriod: intoPeriod, slot: slots + v.pointee.slot, ratio: v.pointee.noteRatio * partRatio[p],
+                             halfStep: halfStep, scratch: scratch, tables: tables,
+                             nyquistReciprocal: nyquistReciprocal, into: buses + p * maxBlock)
+        }
+        for p in 0..<16 where parts[p].audible && (solo || partOwner[p] == t) {
+            processPart(p, count: count)
+        }
+    }
+
+    /// A part's bus: gain (ramped), then echo; and whether it is still carrying sound.
+    func processPart(_ p: Int, count: Int) {
         let part = parts + p
         let bus = buses + p * maxBlock
         var a = part.pointee.amplitude
@@ -261,8 +322,20 @@ public final class Engine: @unchecked Sendable {
             part.pointee.amplitude = a
         }
         part.pointee.echo.process(bus, count: count)
+        // Loudness decides when an echo tail has died away; while notes sound it is not needed
+        // (`activeVoices` only falls at control ticks), so it is only measured once they have stopped.
+        if part.pointee.activeVoices > 0 || Engine.peak(bus, count: count) > 1e-6 {
+            part.pointee.quietFrames = 0
+        } else {
+            part.pointee.quietFrames += count
+        }
+    }
 
-        // Pan moves linearly across the control period; the ramp position is exact integer frames.
+    /// Equal-power pan of a part's finished bus onto the stereo mix; the pan moves linearly across
+    /// the control period, the ramp position exact integer frames.
+    func panPart(_ p: Int, count: Int, intoPeriod: Int) {
+        let part = parts + p
+        let bus = buses + p * maxBlock
         let l0 = part.pointee.panFromLeft, r0 = part.pointee.panFromRight
         let period = Float(maxBlock)
         let dl = (part.pointee.panLeft - l0) / period, dr = (part.pointee.panRight - r0) / period
@@ -273,13 +346,6 @@ public final class Engine: @unchecked Sendable {
             let s = bus[n]
             left[n] += s * (l0 + dl * k)
             right[n] += s * (r0 + dr * k)
-        }
-        // Loudness decides when an echo tail has died away; while notes sound it is not needed
-        // (`activeVoices` only falls at control ticks), so it is only measured once they have stopped.
-        if part.pointee.activeVoices > 0 || Engine.peak(bus, count: count) > 1e-6 {
-            part.pointee.quietFrames = 0
-        } else {
-            part.pointee.quietFrames += count
         }
     }
 

@@ -46,6 +46,12 @@ public struct EngineConfiguration: Sendable {
     public var mpe: MPEZones = .off
     /// Ramp time for amplitude, and glide time for duration/fidelity changes.
     public var parameterRampSeconds: Double = 0.02
+    /// Threads that render voices (the caller's own included): parts are shared out between them
+    /// each block and mixed in channel order, so the output is identical whatever the number.
+    public var threads: Int = 1
+    /// SCHED_FIFO priority for the helper threads (live play: the audio thread's own); nil, or
+    /// refused by the system, runs them at normal priority.
+    public var helperPriority: Int32? = nil
 
     public init(sampleRate: Double = 48_000, voices: Int = 32) {
         self.sampleRate = sampleRate

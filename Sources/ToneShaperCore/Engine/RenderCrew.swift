@@ -1,0 +1,99 @@
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Threads that render some parts' voices and buses while the engine's own thread renders the rest.
+///
+/// Why this split: a dense performance spends its time in voices, and parts (MIDI channels) are
+/// independent until the mix. Each part's bus is rendered by exactly one thread, its voices summed
+/// in pool order as always, and the buses are mixed in channel order afterwards on the engine's
+/// thread — so the output is bit-identical whatever the number of threads or which thread got which
+/// part. Hand-off is two atomic counters (start generation, finished count) with spinning, because
+/// a block is tens of microseconds of work: a lock or a wake-up through the kernel would cost more
+/// than it saves. A worker that sees no work for a while naps 50 µs at a time, so an idle engine
+/// does not hold a core. Nothing here allocates or locks once the threads run.
+final class RenderCrew: @unchecked Sendable {
+    /// Threads besides the engine's own.
+    let helpers: Int
+    private let generation = Atomic<Int>(0)
+    private let finished = Atomic<Int>(0)
+    private let stopping = Atomic<Bool>(false)
+    private var threads: [pthread_t] = []
+
+    /// Starts `helpers` threads that call `share(k)` (k = 1...helpers) for every `run()`.
+    /// `share` must be safe to call concurrently for different k; it is kept unretained by the
+    /// threads (the owner stops the crew before it goes).
+    /// `priority`: SCHED_FIFO priority to ask for (live play); when refused, normal priority.
+    init(helpers: Int, priority: Int32? = nil, share: @escaping (Int) -> Void) {
+        self.helpers = helpers
+        for k in 1...max(1, helpers) where helpers > 0 {
+            let context = Unmanaged.passRetained(Context(crew: self, index: k, share: share)).toOpaque()
+            var thread = pthread_t()
+            var attributes = pthread_attr_t()
+            pthread_attr_init(&attributes)
+            defer { pthread_attr_destroy(&attributes) }
+            if let priority {
+                var param = sched_param()
+                param.sched_priority = min(max(priority, sched_get_priority_min(SCHED_FIFO)), sched_get_priority_max(SCHED_FIFO))
+                pthread_attr_setinheritsched(&attributes, Int32(PTHREAD_EXPLICIT_SCHED))
+                pthread_attr_setschedpolicy(&attributes, SCHED_FIFO)
+                pthread_attr_setschedparam(&attributes, &param)
+            }
+            let body: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { raw in
+                let context = Unmanaged<Context>.fromOpaque(raw!).takeRetainedValue()
+                context.crew.work(index: context.index, share: context.share)
+                return nil
+            }
+            var created = pthread_create(&thread, &attributes, body, context)
+            if created != 0 && priority != nil {
+                created = pthread_create(&thread, nil, body, context)  // real-time refused: run at normal priority
+            }
+            precondition(created == 0, "cannot start a render thread (pthread_create: \(created))")
+            threads.append(thread)
+        }
+    }
+
+    private final class Context {
+        unowned(unsafe) let crew: RenderCrew
+        let index: Int
+        let share: (Int) -> Void
+        init(crew: RenderCrew, index: Int, share: @escaping (Int) -> Void) { self.crew = crew; self.index = index; self.share = share }
+    }
+
+    /// Ends and joins the threads. Call before the engine goes away.
+    func stop() {
+        stopping.store(true, ordering: .releasing)
+        for thread in threads { pthread_join(thread, nil) }
+        threads.removeAll()
+    }
+
+    /// Starts every helper on the current job, runs share 0 on this thread, and returns when all are done.
+    @inline(__always)
+    func run(_ ownShare: () -> Void) {
+        finished.store(0, ordering: .relaxed)
+        generation.wrappingAdd(1, ordering: .releasing)
+        ownShare()
+        while finished.load(ordering: .acquiring) < helpers {}
+    }
+
+    private func work(index: Int, share: (Int) -> Void) {
+        var seen = 0
+        while true {
+            var spins = 0
+            var current = generation.load(ordering: .acquiring)
+            while current == seen {
+                if stopping.load(ordering: .relaxed) { return }
+                spins += 1
+                if spins > 50_000 { usleep(50) }
+                current = generation.load(ordering: .acquiring)
+            }
+            seen = current
+            share(index)
+            finished.wrappingAdd(1, ordering: .releasing)
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import AllocationCounter
+import Foundation
+import Testing
+import TestSupport
+import ToneShaperMIDI
+@testable import ToneShaperCore
+
+@Suite("Rendering on several threads: the same samples, whatever the number")
+struct ParallelRenderTests {
+    /// 16 channels of shifting chords over every wave, with program changes, echo, pan, bends,
+    /// pedal and a pool small enough that notes steal voices.
+    static func performance(seconds: Double, seed: UInt64) -> [TimedMIDIMessage] {
+        var random = SplitMix64(seed: seed)
+        var messages: [TimedMIDIMessage] = []
+        let waves = WaveType.allCases.count
+        let beat = 9_600  // 0.2 s
+        for step in 0..<Int(seconds * 48_000) / beat {
+            for channel in UInt8(0)..<16 where random.next(below: 3) != 0 {
+                let at = Int64(step * beat + random.next(below: beat / 2))
+                func send(_ message: MIDIMessage) { messages.append(TimedMIDIMessage(frame: at, message: message)) }
+                if random.next(below: 4) == 0 { send(.programChange(channel: channel, program: UInt8(random.next(below: waves)))) }
+                send(.controlChange(channel: channel, controller: 10, value: UInt8(random.next(below: 128))))
+                if random.next(below: 3) == 0 { send(.controlChange(channel: channel, controller: 91, value: UInt8(random.next(below: 90)))) }
+                send(.pitchBend(channel: channel, value: Int16(random.next(below: 16_000) - 8000)))
+                if random.next(below: 5) == 0 { send(.controlChange(channel: channel, controller: 64, value: random.next(below: 2) == 0 ? 127 : 0)) }
+                send(.controlChange(channel: channel, controller: 123, value: 0))
+                for _ in 0..<(1 + random.next(below: 4)) {
+                    send(.noteOn(channel: channel, note: UInt8(36 + random.next(below: 48)), velocity: UInt8(40 + random.next(below: 87))))
+                }
+            }
+        }
+        return messages.inFrameOrder()
+    }
+
+    static func render(threads: Int, _ messages: [TimedMIDIMessage], frames: Int) throws -> (samples: [Float], stolen: Int) {
+        var config = EngineConfiguration(sampleRate: 48_000, voices: 48)
+        config.threads = threads
+        let engine = Engine(library: try PresetLibrary(shapes: AllocationTests.everyWave()), configuration: config)
+        let samples = OfflineRenderer(engine: engine, blockFrames: 512).renderAll(messages, totalFrames: frames)
+        return (samples, engine.stolenVoices)
+    }
+
+    @Test("1, 2, 3 and 4 threads render a dense 16-channel performance to the same bits")
+    func sameBits() throws {
+        let messages = Self.performance(seconds: 6, seed: 11)
+        let frames = 7 * 48_000
+        let one = try Self.render(threads: 1, messages, frames: frames)
+        #expect(one.stolen > 0)
+        #expect(Signal.peak(one.samples) > 0.05)
+        for threads in [2, 3, 4] {
+            let many = try Self.render(threads: threads, messages, frames: frames)
+            let differing = zip(one.samples, many.samples).filter { $0.bitPattern != $1.bitPattern }.count
+            #expect(many.samples.count == one.samples.count && differing == 0, "\(threads) threads: \(differing) samples differ")
+        }
+    }
+
+    @Test("with a helper thread, the engine's thread allocates nothing, and neither does the helper's share of a block")
+    func parallelAllocatesNothing() throws {
+        var config = EngineConfiguration(sampleRate: 48_000, voices: 48)
+        config.threads = 2
+        let engine = Engine(library: try PresetLibrary(shapes: AllocationTests.everyWave()), configuration: config)
+        // The first two seconds warm up (every wave's code path has run once), the next two are counted.
+        let messages = Self.performance(seconds: 4, seed: 5)
+        let frames = 256
+        let output = UnsafeMutablePointer<Float>.allocate(capacity: 2 * frames)
+        defer { output.deallocate() }
+        let blocks = 4 * 48_000 / frames
+        let events = UnsafeMutablePointer<EngineEvent>.allocate(capacity: messages.count)
+        defer { events.deallocate() }
+        var ranges: [Range<Int>] = []
+        var next = 0
+        for b in 0..<blocks {
+            let start = next
+            while next < messages.count && messages[next].frame < Int64((b + 1) * frames) {
+                (events + next).initialize(to: EngineEvent(offset: Int(messages[next].frame) - b * frames, messages[next].message))
+                next += 1
+            }
+            ranges.append(start..<next)
+        }
+        func block(_ b: Int) {
+            engine.render(frames: frames, events: UnsafeBufferPointer(start: events + ranges[b].lowerBound, count: ranges[b].count), into: output)
+        }
+        for b in 0..<(blocks / 2) { block(b) }
+        allocation_counter_start()
+        for b in (blocks / 2)..<blocks { block(b) }
+        let allocations = allocation_counter_stop()
+        #expect(allocations == 0)
+        #expect(engine.activeVoiceCount > 0)
+
+        // The helper's share, run on this (counted) thread after the engine has shared out the parts.
+        engine.jobCount = 128
+        engine.jobIntoPeriod = 0
+        engine.assignParts()
+        #expect((0..<16).contains { engine.parts[$0].audible && engine.partOwner[$0] == 1 })
+        allocation_counter_start()
+        engine.renderShare(1)
+        #expect(allocation_counter_stop() == 0)
+    }
+}
