@@ -124,7 +124,7 @@ func densePerformance(seconds: Double, rate: Double) -> [TimedMIDIMessage] {
     return m
 }
 
-func benchDense(seconds: Double, runs: Int, program: Int = 1) -> DenseResult {
+func benchDense(seconds: Double, runs: Int, program: Int = 1, threads: Int = 1) -> DenseResult {
     let rate = 48_000.0
     let messages = densePerformance(seconds: seconds, rate: rate)
     let frames = Int(seconds * rate)
@@ -135,6 +135,7 @@ func benchDense(seconds: Double, runs: Int, program: Int = 1) -> DenseResult {
     for _ in 0..<max(1, runs) {
         var config = EngineConfiguration(sampleRate: rate, voices: 128)
         config.maxBlock = 256
+        config.threads = threads
         config.channelPresets = Array(repeating: program, count: 16)
         config.masterGain = 0.1
         engines.append(Engine(library: BenchShapes.library, configuration: config))

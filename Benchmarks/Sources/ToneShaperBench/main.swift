@@ -84,6 +84,14 @@ if only.contains("b") {
     print("   ns per voice-sample: \(fmt(d.nsPerVoiceSample))   (target ≤ 15; average sounding voices \(fmt(d.averageVoices, 1)))")
     print("   allocations during the render: \(d.allocations) (OfflineRenderer's sort/event list, not Engine.render); stolen voices: \(d.stolen)")
     print("   runs: " + runsText(d.all))
+    // The same render on every core (RenderCrew: parts shared out per block, bit-identical output).
+    let cores = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    if cores > 1 {
+        let p = benchDense(seconds: denseSeconds, runs: runs, threads: cores)
+        print("   on \(cores) threads: ×real-time \(fmt(p.realTime, 1)), \(fmt(d.best / p.best, 2))× the one-thread speed (target ≥ 1.8× on 2 cores); runs: " + runsText(p.all))
+        record("dense_blsaw_echo_64_threads", [("threads", "\(cores)"), ("x_realtime", fmt(p.realTime, 2)),
+                                               ("speedup", fmt(d.best / p.best, 3)), ("allocations", "\(p.allocations)")])
+    }
     record("dense_blsaw_echo_64", [("x_realtime", fmt(d.realTime, 2)), ("ns_per_voice_sample", fmt(d.nsPerVoiceSample, 3)),
                                    ("average_voices", fmt(d.averageVoices, 2)), ("audio_seconds", fmt(d.seconds, 1)),
                                    ("render_seconds", fmt(d.best, 4)), ("allocations", "\(d.allocations)"),

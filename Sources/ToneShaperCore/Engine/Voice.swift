@@ -422,10 +422,10 @@ struct PreciseScratchSink: VoiceSink {
     }
 }
 
-/// A band-limited table read straight into the bus: two neighbouring levels at one shared index,
-/// blended by the level weight. The level and weight are chosen every 8 samples of absolute time
-/// (so block boundaries change nothing), with 1 % headroom for the frequency to rise before the
-/// next choice.
+/// A band-limited table read straight into the bus: two neighbouring levels at one shared place,
+/// each read with a 4-point cubic, blended by the level weight. The level and weight are chosen
+/// every 8 samples of absolute time (so block boundaries change nothing), with 1 % headroom for
+/// the frequency to rise before the next choice.
 struct TableSink: VoiceSink {
     let base: UnsafeMutablePointer<Float>
     /// Hz to the `blend` scale (maxHarmonics / Nyquist).
@@ -434,8 +434,8 @@ struct TableSink: VoiceSink {
     var level: Int
     var weight: Float
     var pairs: UnsafeRawPointer
-    var levelWeights = SIMD4<Float>(repeating: 0)
-    var steadyWeights = SIMD4<Float>(repeating: 0)
+    var levelWeights = SIMD8<Float>(repeating: 0)
+    var steadyWeights = SIMD8<Float>(repeating: 0)
 
     init(base: UnsafeMutablePointer<Float>, scale: Float, bus: UnsafeMutablePointer<Float>, level: Int, weight: Float) {
         self.base = base; self.scale = scale; self.bus = bus; self.level = level; self.weight = weight
@@ -448,17 +448,21 @@ struct TableSink: VoiceSink {
     }
     @inline(__always) mutating func beginGroup(steadyGain: Float) {
         pairs = UnsafeRawPointer(base + level * BandLimitedTables.pairStride)
-        levelWeights = SIMD4<Float>(1 - weight, weight, 1 - weight, weight)
+        let w = SIMD2<Float>(1 - weight, weight)
+        levelWeights = SIMD8<Float>(lowHalf: SIMD4(lowHalf: w, highHalf: w), highHalf: SIMD4(lowHalf: w, highHalf: w))
         steadyWeights = levelWeights * steadyGain
     }
     @inline(__always) mutating func put<G: GainMode>(_ n: Int, phase: Double, gain: Float, _: G.Type) {
         let (i, t) = BandLimitedTables.position(phase: phase)
-        // (rich[i], lean[i], rich[i+1], lean[i+1]) in one load, weighted bilinearly: the weights
-        // come from the phase alone, so after the load only a multiply and a sum remain (a short
-        // chain keeps several samples' loads in flight).
-        let q = pairs.loadUnaligned(fromByteOffset: 8 * i, as: SIMD4<Float>.self)
-        let p = q * (SIMD4<Float>(1 - t, 1 - t, t, t) * (G.ramps ? levelWeights * gain : steadyWeights))
-        let h = p.lowHalf + p.highHalf
-        bus[n] += h.x + h.y
+        // Samples i−1 … i+2 of both levels, (rich, lean) pairs, in one 32-byte load; the cubic's
+        // weights come from the phase alone, so after the load only a multiply and a sum remain
+        // (a short chain keeps several samples' loads in flight).
+        let q = pairs.loadUnaligned(fromByteOffset: 8 * i, as: SIMD8<Float>.self)
+        let h = BandLimitedTables.cubicWeights(t)
+        let spread = SIMD8<Float>(h.x, h.x, h.y, h.y, h.z, h.z, h.w, h.w)
+        let p = q * (spread * (G.ramps ? levelWeights * gain : steadyWeights))
+        let quarter = p.lowHalf + p.highHalf
+        let pair = quarter.lowHalf + quarter.highHalf
+        bus[n] += pair.x + pair.y
     }
 }
