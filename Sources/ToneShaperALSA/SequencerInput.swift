@@ -14,7 +14,7 @@ import Musl
 ///
 /// The port also listens to System:Announce (0:1), so a client or port that goes away is heard of
 /// even when it wrote to us without a subscription; each message says which client:port sent it,
-/// and when (CLOCK_MONOTONIC, read as it is taken from the kernel), so it can be played at its own frame.
+/// and when the kernel delivered it (see `SequencerClock`), so it can be played at its own frame.
 ///
 /// The reader waits in poll() with a short timeout, so it sleeps while nothing arrives and
 /// `stop()` returns within that timeout.
@@ -39,6 +39,7 @@ public final class SequencerInput {
     public var failure: ALSAError? { state?.failure }
 
     private var handle: OpaquePointer?
+    private var clock: SequencerClock?
     private var state: ReaderState?
     private var thread: NativeThread?
 
@@ -53,7 +54,8 @@ public final class SequencerInput {
         ALSAError.prepareLibrary()
 
         var seqOptional: OpaquePointer?
-        let opened = snd_seq_open(&seqOptional, "default", SND_SEQ_OPEN_INPUT, SND_SEQ_NONBLOCK)
+        // Duplex: starting our timestamp queue is an event we send.
+        let opened = snd_seq_open(&seqOptional, "default", SND_SEQ_OPEN_DUPLEX, SND_SEQ_NONBLOCK)
         guard opened >= 0, let seq = seqOptional else {
             throw ALSAError("cannot open the ALSA sequencer", code: opened,
                             reason: String(cString: snd_strerror(opened)) + " — is the snd-seq kernel module loaded?")
@@ -63,10 +65,12 @@ public final class SequencerInput {
             snd_seq_close(seq)
             throw ALSAError("cannot name the sequencer client", subject: clientName, code: named)
         }
-        let port = snd_seq_create_simple_port(
-            seq, portName,
-            UInt32(SND_SEQ_PORT_CAP_WRITE | SND_SEQ_PORT_CAP_SUBS_WRITE),
-            UInt32(SND_SEQ_PORT_TYPE_MIDI_GENERIC | SND_SEQ_PORT_TYPE_APPLICATION))
+        let clock: SequencerClock
+        do { clock = try SequencerClock(seq: seq, name: clientName) } catch {
+            snd_seq_close(seq)
+            throw error
+        }
+        let port = Self.createPort(seq, name: portName, timestampQueue: clock.queue)
         guard port >= 0 else {
             snd_seq_close(seq)
             throw ALSAError("cannot create the sequencer port", subject: portName, code: port)
@@ -84,8 +88,25 @@ public final class SequencerInput {
             throw ALSAError("cannot subscribe to System:Announce (0:1)", code: announced)
         }
         self.handle = seq
+        self.clock = clock
         self.clientID = client
         self.portID = port
+    }
+
+    /// Our writable port, with every event stamped on arrival in `timestampQueue`'s real time.
+    private static func createPort(_ seq: OpaquePointer, name: String, timestampQueue: Int32) -> Int32 {
+        var infoOptional: OpaquePointer?
+        let allocated = snd_seq_port_info_malloc(&infoOptional)
+        guard allocated >= 0, let info = infoOptional else { return allocated }
+        defer { snd_seq_port_info_free(info) }
+        snd_seq_port_info_set_name(info, name)
+        snd_seq_port_info_set_capability(info, UInt32(SND_SEQ_PORT_CAP_WRITE | SND_SEQ_PORT_CAP_SUBS_WRITE))
+        snd_seq_port_info_set_type(info, UInt32(SND_SEQ_PORT_TYPE_MIDI_GENERIC | SND_SEQ_PORT_TYPE_APPLICATION))
+        snd_seq_port_info_set_timestamping(info, 1)
+        snd_seq_port_info_set_timestamp_real(info, 1)
+        snd_seq_port_info_set_timestamp_queue(info, timestampQueue)
+        let created = snd_seq_create_port(seq, info)
+        return created < 0 ? created : snd_seq_port_info_get_port(info)
     }
 
     /// Our own address, as senders and announcements name it.
@@ -140,7 +161,8 @@ public final class SequencerInput {
         guard let seq = handle else { throw ALSAError("cannot start reading MIDI", reason: "the sequencer is closed") }
         let count = snd_seq_poll_descriptors_count(seq, Int16(POLLIN))
         guard count > 0 else { throw ALSAError("cannot poll the ALSA sequencer", reason: "it offers no poll descriptors") }
-        let state = ReaderState(seq: seq, descriptorCount: Int(count), channelFilter: channelFilter, port: address, onEvent: onEvent)
+        let state = ReaderState(seq: seq, descriptorCount: Int(count), channelFilter: channelFilter, port: address,
+                                clock: clock, onEvent: onEvent)
         let filled = snd_seq_poll_descriptors(seq, state.descriptors, UInt32(count), Int16(POLLIN))
         guard filled > 0 else { throw ALSAError("cannot poll the ALSA sequencer", code: filled) }
         state.descriptorCount = Int(filled)
@@ -176,13 +198,14 @@ private final class ReaderState: @unchecked Sendable {
     var descriptorCount: Int
     let channelFilter: UInt8?
     let port: SequencerAddress
+    let clock: SequencerClock?
     let onEvent: ((SequencerEvent, Int64) -> Void)?
     let stopRequested = Atomic<Bool>(false)
     let overruns = Atomic<Int>(0)
     /// Written by the reader thread only; read after it was joined.
     var failure: ALSAError?
 
-    init(seq: OpaquePointer, descriptorCount: Int, channelFilter: UInt8?, port: SequencerAddress,
+    init(seq: OpaquePointer, descriptorCount: Int, channelFilter: UInt8?, port: SequencerAddress, clock: SequencerClock?,
          onEvent: ((SequencerEvent, Int64) -> Void)?) {
         self.seq = seq
         self.descriptors = .allocate(capacity: descriptorCount)
@@ -190,6 +213,7 @@ private final class ReaderState: @unchecked Sendable {
         self.descriptorCount = descriptorCount
         self.channelFilter = channelFilter
         self.port = port
+        self.clock = clock
         self.onEvent = onEvent
     }
 
@@ -224,10 +248,10 @@ private final class ReaderState: @unchecked Sendable {
                 failure = ALSAError("cannot read MIDI input from the ALSA sequencer", code: result)
                 return false
             }
-            // Stamped as it leaves the kernel: the reader wakes within microseconds of the arrival.
-            let arrival = MonotonicClock.nanoseconds()
+            // When the kernel delivered it (its queue timestamp), however late this thread woke.
+            let now = MonotonicClock.nanoseconds()
             if let event, let decoded = SequencerInput.decode(event, channelFilter: channelFilter, port: port) {
-                onEvent?(decoded, arrival)
+                onEvent?(decoded, clock?.arrival(of: event, readAt: now) ?? now)
             }
         }
     }
