@@ -144,11 +144,15 @@ mark on
 printf '\x90\x39\x64\x90\x45\x64' > /dev/snd/midiC1D0
 printf '\x90\x51\x64' > /dev/snd/midiC1D1
 sleep 0.8
+# Marked before and after: the unsubscription happens somewhere in between (aconnect's start-up
+# takes tens of guest milliseconds); release times are measured from the later mark.
 mark disconnect1
 aconnect -d "$VMIDI1:0" ToneShaper
+mark disconnected1
 sleep 1.0
 mark disconnect2
 aconnect -d "$VMIDI2:0" ToneShaper
+mark disconnected2
 sleep 1.0
 stop_play
 diagnostics
