@@ -24,18 +24,26 @@ PLAY_ARGS=(--device hw:Loopback,0,0 --period "$PERIOD" --periods "$PERIODS")
 PLAY=""
 CAP=""
 
-# Starts `toneshaper play` with the common device options plus "$@"; waits for its start line.
+# CPU seconds (user + system) a process has used so far.
+cpu_seconds() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+
+# Starts `toneshaper play` with the common device options plus "$@"; waits until the PCM runs
+# (or the program printed its start line, or died), then reads the negotiated sample format.
 start_play() {
     "$BIN" play "${PLAY_ARGS[@]}" "$@" > "$D/play.out" 2>&1 &
     PLAY=$!
     for _ in $(seq 1 600); do
+        if grep -q RUNNING /proc/asound/card0/pcm0p/sub0/status 2>/dev/null; then break; fi
         if grep -q "Ctrl-C stops" "$D/play.out" 2>/dev/null; then break; fi
         if ! kill -0 "$PLAY" 2>/dev/null; then break; fi
         sleep 0.05
     done
     mark ready
-    FMT=$(grep -o 'Hz [A-Z0-9_]*_LE' "$D/play.out" | head -1 | cut -d' ' -f2)
+    CPU0=$(cpu_seconds "$PLAY")
+    FMT=$(sed -n 's/^format: //p' /proc/asound/card0/pcm0p/sub0/hw_params 2>/dev/null)
+    [ -n "$FMT" ] || FMT=$(grep -o 'Hz [A-Z0-9_]*_LE' "$D/play.out" | head -1 | cut -d' ' -f2)
     FMT=${FMT:-S32_LE}
+    cat /proc/asound/card0/pcm0p/sub0/hw_params > "$D/hw_params.txt" 2>&1
     if ! kill -0 "$PLAY" 2>/dev/null; then log "$SCENARIO: toneshaper play did not start"; fi
 }
 
@@ -56,6 +64,8 @@ stop_capture() {
 stop_play() {
     mark stop
     if [ -n "$PLAY" ]; then
+        # Guest CPU the instrument used while playing (start-up excluded): its headroom here.
+        kill -0 "$PLAY" 2>/dev/null && echo "cpu $(cpu_seconds "$PLAY") $CPU0 $(now)" >> "$D/timeline"
         kill -INT "$PLAY" 2>/dev/null
         for _ in $(seq 1 200); do kill -0 "$PLAY" 2>/dev/null || break; sleep 0.05; done
         if kill -0 "$PLAY" 2>/dev/null; then
@@ -126,8 +136,13 @@ aplaymidi -d 0 -p vm-receiver "$R/midi/jitter.mid" > "$D/aplaymidi-baseline.out"
 wait $RCV
 start_play --preset "$PROBE" --gain "$GAIN" --record-midi "$D/take.mid"
 start_capture
+# The receiver again, beside the instrument: what a user thread sees while the instrument plays.
+"$SEQTOOL" --receive 100 > "$D/seq-beside.txt" 2>&1 &
+RCV=$!
+sleep 0.2
 mark send
-aplaymidi -d 0 -p ToneShaper "$R/midi/jitter.mid" > "$D/aplaymidi.out" 2>&1
+aplaymidi -d 0 -p ToneShaper,vm-receiver "$R/midi/jitter.mid" > "$D/aplaymidi.out" 2>&1
+wait $RCV
 mark sent
 sleep 0.3
 stop_play
@@ -207,13 +222,19 @@ stop_capture
 ls "$ALOOP" > "$D/sysfs.txt" 2>&1
 mark unbind
 # snd_card_free waits until every open file of the card is closed: the unbind blocks until the
-# instrument lets go of the device. Time it, but do not wait for ever.
+# instrument (and anything else) lets go of the device, while the card and its /dev/snd nodes are
+# gone at once. Time it, but do not wait for ever.
 ( echo snd_aloop.0 > $ALOOP/unbind; echo "unbind-done $(now)" >> "$D/timeline" ) 2> "$D/unbind.err" &
 UNB=$!
-for _ in $(seq 1 100); do kill -0 $UNB 2>/dev/null || break; sleep 0.05; done
-kill -0 $UNB 2>/dev/null && log "unplug: the unbind is still waiting for the card's files to close after 5 s"
+sleep 0.5
 cat /proc/asound/cards > "$D/cards-unplugged.txt"
-sleep 2
+sleep 1.5
+# The outage: 2 s from the unbind, longer if the unbind is still waiting (up to 8 s more).
+for _ in $(seq 1 160); do kill -0 $UNB 2>/dev/null || break; sleep 0.05; done
+if kill -0 $UNB 2>/dev/null; then
+    log "unplug: the unbind still waits for the card's files to be closed after 10 s"
+    ls -l /proc/"$PLAY"/fd > "$D/fds-still-open.txt" 2>&1
+fi
 mark bind
 echo snd_aloop.0 > $ALOOP/bind 2> "$D/bind.err" || log "unplug: bind failed"
 for _ in $(seq 1 100); do [ -e /dev/snd/pcmC0D1c ] && break; sleep 0.05; done
