@@ -265,7 +265,7 @@ class Capture:
     is then the same for every later mark, so it cancels out.
     """
 
-    def __init__(self, folder, name, anchor):
+    def __init__(self, folder, name, anchor, anchor_epoch=None):
         self.ok = False
         path = os.path.join(folder, name)
         if not os.path.exists(path):
@@ -278,11 +278,11 @@ class Capture:
             return
         self.marks = timeline(folder)
         on = onsets(self.x, 10 ** (-50 / 20), int(0.005 * self.rate))
-        if len(on) == 0 or anchor not in self.marks:
+        if len(on) == 0 or (anchor_epoch is None and anchor not in self.marks):
             self.problem = f"no sound in {name}" if len(on) == 0 else f"no '{anchor}' mark"
             return
         self.first_onset = on[0] / self.rate
-        self.anchor_time = self.marks[anchor]
+        self.anchor_time = anchor_epoch if anchor_epoch is not None else self.marks[anchor]
         self.ok = True
 
     def at(self, mark_or_epoch):
@@ -299,6 +299,13 @@ class Capture:
 def sender_exit_time(path):
     m = re.search(r"exiting at ([0-9.]+)", text(path))
     return float(m.group(1)) if m else None
+
+
+def sender_on_time(*paths):
+    """When the earliest of these seqtool senders had sent its notes (its own clock reading): a
+    better anchor than a mark taken before the program started, which takes a while to start."""
+    times = [float(m.group(1)) for p in paths for m in [re.search(r" on [0-9 ]+ at ([0-9.]+)", text(p))] if m]
+    return min(times) if times else None
 
 
 def show_output(r, path, label):
@@ -520,15 +527,15 @@ def check_unsubscribe(r, res):
 def check_direct(r, res):
     folder = os.path.join(res, "direct")
     name = "[10.5] e: a sender writing straight to the port (no subscription) exits: its notes stop within 0.3 s"
-    cap = Capture(folder, "capture.wav", "on")
+    cap = Capture(folder, "capture.wav", "on", sender_on_time(os.path.join(folder, "sender.out")))
     if not cap.ok:
         r.check(False, name, cap.problem)
-        show_output(r, os.path.join(folder, "sender.out"), "seqsend said")
+        show_output(r, os.path.join(folder, "sender.out"), "seqtool said")
         return
     exit_epoch = sender_exit_time(os.path.join(folder, "sender.out")) or cap.marks.get("exit")
     t_exit, t_stop = cap.at(exit_epoch), cap.at("stop")
     rms = cap.rms()
-    before = level_in(rms, cap.at("on") + 0.2, t_exit - 0.05)
+    before = level_in(rms, cap.first_onset + 0.2, t_exit - 0.05)
     s = stopped_after(rms, t_exit, before if before is not None else -20, t_stop - 0.15)
     ok = before is not None and before > -40 and s is not None and s <= SILENCE_WITHIN_S
     r.check(ok, name, f"{before if before is not None else float('nan'):.1f} dBFS while held; the sound "
@@ -540,14 +547,15 @@ def check_two_senders(r, res):
     names = ["[10.5] f: two subscribed senders; the first exits: its note stops within 0.3 s",
              "[10.5] f: …and the second sender's note keeps sounding",
              "[10.5] f: the second exits too: silence within 0.3 s"]
-    cap = Capture(folder, "capture.wav", "on")
+    cap = Capture(folder, "capture.wav", "on",
+                  sender_on_time(os.path.join(folder, "sender1.out"), os.path.join(folder, "sender2.out")))
     if not cap.ok:
         for n in names:
             r.check(False, n, cap.problem)
         return
     e1 = sender_exit_time(os.path.join(folder, "sender1.out")) or cap.marks.get("exit1")
     e2 = sender_exit_time(os.path.join(folder, "sender2.out")) or cap.marks.get("exit2")
-    t_on, t1, t2, t_stop = cap.at("on"), cap.at(e1), cap.at(e2), cap.at("stop")
+    t_on, t1, t2, t_stop = cap.first_onset, cap.at(e1), cap.at(e2), cap.at("stop")
     low, high = cap.tone(500.0), cap.tone(2000.0)
     b_low, b_high = level_in(low, t_on + 0.2, t1 - 0.05), level_in(high, t_on + 0.2, t1 - 0.05)
     s = stopped_after(low, t1, b_low if b_low is not None else -20, t2 - 0.05)

@@ -129,7 +129,7 @@ diagnostics
 # --- b: notes at exact 10 ms intervals -----------------------------------------------------------
 begin jitter
 # The floor first: the same file into a plain C receiver that timestamps each note-on.
-"$SEQTOOL" --receive 100 > "$D/seq-baseline.txt" 2>&1 &
+timeout 30 "$SEQTOOL" --receive 100 > "$D/seq-baseline.txt" 2>&1 &
 RCV=$!
 sleep 0.2
 aplaymidi -d 0 -p vm-receiver "$R/midi/jitter.mid" > "$D/aplaymidi-baseline.out" 2>&1
@@ -137,11 +137,12 @@ wait $RCV
 start_play --preset "$PROBE" --gain "$GAIN" --record-midi "$D/take.mid"
 start_capture
 # The receiver again, beside the instrument: what a user thread sees while the instrument plays.
-"$SEQTOOL" --receive 100 > "$D/seq-beside.txt" 2>&1 &
+# jitter2.mid is jitter.mid twice: track 1 to the instrument, track 2 to the receiver.
+timeout 30 "$SEQTOOL" --receive 100 > "$D/seq-beside.txt" 2>&1 &
 RCV=$!
 sleep 0.2
 mark send
-aplaymidi -d 0 -p ToneShaper,vm-receiver "$R/midi/jitter.mid" > "$D/aplaymidi.out" 2>&1
+aplaymidi -d 0 -p ToneShaper,vm-receiver "$R/midi/jitter2.mid" > "$D/aplaymidi.out" 2>&1
 wait $RCV
 mark sent
 sleep 0.3

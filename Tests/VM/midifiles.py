@@ -8,6 +8,7 @@ per quarter note, so one tick is exactly 0.5 ms and every time below is an exact
               onsets at irregular times (so they fall at every phase of a period), each note
               released before the next starts, so each onset follows silence.
   jitter.mid  100 short notes (4 ms) of the probe tone at exact 10 ms intervals.
+  jitter2.mid the same as two identical tracks (format 1), for two ports at once.
 
 Also writes NAME.onsets and NAME.offsets: the note-on and note-off times in seconds, one a line,
 in the same (time) order, for the checker.
@@ -29,9 +30,12 @@ def vlq(value):
     return bytes(out)
 
 
-def smf(events):
-    """events: (seconds, bytes); sorted by time, note-offs first at equal times."""
+def track(events, port=None):
+    """events: (seconds, kind, bytes); sorted by time, note-offs (kind 0) first at equal times.
+    `port`: a "MIDI Port" meta event (FF 21), which aplaymidi -p A,B uses to pick A or B."""
     body = bytearray()
+    if port is not None:
+        body += b"\x00\xff\x21\x01" + bytes([port])
     body += b"\x00\xff\x51\x03" + TEMPO.to_bytes(3, "big")
     last = 0
     for seconds, kind, data in sorted(events, key=lambda e: (e[0], e[1])):
@@ -40,8 +44,17 @@ def smf(events):
         body += vlq(tick - last) + bytes(data)
         last = tick
     body += b"\x00\xff\x2f\x00"
-    header = b"MThd" + (6).to_bytes(4, "big") + (0).to_bytes(2, "big") + (1).to_bytes(2, "big") + DIVISION.to_bytes(2, "big")
-    return header + b"MTrk" + len(body).to_bytes(4, "big") + bytes(body)
+    return b"MTrk" + len(body).to_bytes(4, "big") + bytes(body)
+
+
+def smf(events, copies=1):
+    """A format 0 file, or with copies > 1 a format 1 file of identical tracks on MIDI ports 0, 1, …:
+    `aplaymidi -p A,B` sends track 1 to A and track 2 to B, so two clients get the same events."""
+    fmt = 0 if copies == 1 else 1
+    header = b"MThd" + (6).to_bytes(4, "big") + fmt.to_bytes(2, "big") + copies.to_bytes(2, "big") + DIVISION.to_bytes(2, "big")
+    if copies == 1:
+        return header + track(events)
+    return header + b"".join(track(events, port=i) for i in range(copies))
 
 
 def note(events, start, length, key, velocity=100, channel=0):
@@ -70,6 +83,8 @@ def jitter():
 def main():
     folder = sys.argv[1]
     os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "jitter2.mid"), "wb") as f:
+        f.write(smf(jitter(), copies=2))
     for name, events in (("song", song()), ("jitter", jitter())):
         with open(os.path.join(folder, name + ".mid"), "wb") as f:
             f.write(smf(events))
