@@ -7,8 +7,9 @@
 #   Tests/VM/run.sh [BINARY]      BINARY defaults to $TONESHAPER_BIN, then .build/debug/toneshaper
 #
 # Environment: VM_PERIOD (192) and VM_PERIODS (3) for the instrument, VM_PLAY_ARGS (more options
-# for every `toneshaper play`, e.g. --no-realtime), VM_TIMEOUT (540 s) for the whole VM. Prints one line per check and "vm: N passed, M failed"; exits 1 if any failed, and 0
-# with "vm: skipped — <why>" where QEMU cannot run at all.
+# for every `toneshaper play`, e.g. --no-realtime), VM_TIMEOUT (540 s) for the whole VM.
+# Prints one line per check and "vm: N passed, M failed"; exits 1 if any failed, and 0 with
+# "vm: skipped — <why>" where QEMU cannot run at all.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PROJECT=$(pwd)
@@ -22,9 +23,12 @@ SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
 # --- what the host needs -------------------------------------------------------------------------
+[ "$(uname -m)" = x86_64 ] || skip "the VM boots Debian's x86_64 kernel with this machine's own root; this is $(uname -m)"
 missing=()
 command -v qemu-system-x86_64 >/dev/null || missing+=(qemu-system-x86)
-[ -x /bin/busybox ] && /bin/busybox --list 2>/dev/null | grep -qx switch_root || missing+=(busybox-static)
+# A static busybox: it runs in the initramfs, before any library is reachable.
+[ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 && /bin/busybox --list 2>/dev/null | grep -qx switch_root \
+  || missing+=(busybox-static)
 command -v aplaymidi >/dev/null && command -v arecord >/dev/null && command -v aconnect >/dev/null || missing+=(alsa-utils)
 [ -f /usr/include/alsa/asoundlib.h ] || missing+=(libasound2-dev)
 command -v gcc >/dev/null || missing+=(gcc libc6-dev)
