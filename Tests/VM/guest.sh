@@ -252,4 +252,6 @@ stop_play
 diagnostics
 cat /proc/asound/cards >> "$D/diagnostics.txt"
 
+# Which timers the sequencer had (the queue timer decides how precisely aplaymidi's events leave).
+{ cat /proc/asound/timers; echo; cat /proc/asound/seq/timer; echo; lsmod; } > $R/timers.txt 2>&1
 log "done"
