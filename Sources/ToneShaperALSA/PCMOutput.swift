@@ -115,6 +115,8 @@ public final class PCMOutput {
     private let scratchFrames: Int
     private let frameBytes: Int
     private let xruns = Atomic<Int>(0)
+    /// How long a write waits for room before the device counts as stalled: eight buffers, at least 200 ms.
+    private let stallMilliseconds: Int32
 
     /// Opens `device` for playback and negotiates format, rate and buffering.
     ///
@@ -171,6 +173,7 @@ public final class PCMOutput {
         self.handle = pcm
         self.config = config
         self.frameBytes = channels * format.bytesPerSample
+        self.stallMilliseconds = Int32(max(200, 8 * bufferFrames * 1000 / max(1, sampleRate)))
         self.scratchFrames = max(bufferFrames, periodFrames)
         self.scratch = UnsafeMutableRawPointer.allocate(byteCount: scratchFrames * channels * 4, alignment: 16)
     }
@@ -232,6 +235,16 @@ public final class PCMOutput {
     private func writeAll(_ pcm: OpaquePointer, _ data: UnsafeRawPointer, frames: Int) throws(ALSAError) {
         var offset = 0
         while offset < frames {
+            // A running device that stops taking samples would hold a blocking write until the
+            // kernel's own timeout (a second or more); waiting here first notices it in
+            // `stallMilliseconds`. Only while running and short of room: a stream not started yet
+            // (filling toward its start threshold) never signals room, and must not be waited on.
+            let wanted = frames - offset
+            if snd_pcm_state(pcm) == SND_PCM_STATE_RUNNING && snd_pcm_avail_update(pcm) < wanted
+                && snd_pcm_wait(pcm, stallMilliseconds) == 0 {
+                throw ALSAError("cannot write to PCM device", subject: device, code: -EIO,
+                                reason: "it took no samples for \(stallMilliseconds) ms (Input/output error)")
+            }
             let result = snd_pcm_writei(pcm, data + offset * frameBytes, snd_pcm_uframes_t(frames - offset))
             if result >= 0 {
                 offset += result

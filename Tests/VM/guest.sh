@@ -252,6 +252,21 @@ stop_play
 diagnostics
 cat /proc/asound/cards >> "$D/diagnostics.txt"
 
+# --- i: no --period/--periods: the sizes are negotiated, and this device keeps up with them -------
+begin defaults
+SAVED_ARGS=("${PLAY_ARGS[@]}")
+PLAY_ARGS=(--device hw:Loopback,0,0)
+# The capture first, so it hears the very first period (aloop then offers the instrument FLOAT_LE only).
+FMT=FLOAT_LE
+start_capture
+start_play --preset "$PROBE" --gain "$GAIN" --midi-in "$R/midi/jitter.mid" --tail 0.5
+wait "$PLAY"; echo $? > "$D/play.rc"
+PLAY=""
+sleep 0.2
+stop_capture
+PLAY_ARGS=("${SAVED_ARGS[@]}")
+diagnostics
+
 # Which timers the sequencer had (the queue timer decides how precisely aplaymidi's events leave).
 { cat /proc/asound/timers; echo; cat /proc/asound/seq/timer; echo; lsmod; } > $R/timers.txt 2>&1
 log "done"

@@ -7,6 +7,11 @@ per quarter note, so one tick is exactly 0.5 ms and every time below is an exact
   song.mid    12 notes on two channels (1: chiptune-arp, 2: fourier-brass at the test's --presets),
               onsets at irregular times (so they fall at every phase of a period), each note
               released before the next starts, so each onset follows silence.
+
+Every note time is a whole millisecond: aplaymidi's queue runs on the sequencer's default 1 kHz
+timer, which dispatches an event at the first millisecond tick at or after its time, so a time
+between ticks (e.g. 0.5 ms) would arrive up to 0.5 ms late — the sender's jitter, not the
+instrument's.
   jitter.mid  100 short notes (4 ms) of the probe tone at exact 10 ms intervals.
   jitter2.mid the same as two identical tracks (format 1), for two ports at once.
 
@@ -66,10 +71,10 @@ def song():
     events = []
     t = 0.3
     keys = [60, 64, 67, 72, 55, 62, 69, 65, 57, 71, 59, 76]
-    # Gaps of 0.3705 s + k·0.0135 s: onsets drift through every phase of any period of a few ms.
+    # Gaps of 0.371 s + k·0.013 s: onsets drift through every phase of any period of a few ms.
     for i, key in enumerate(keys):
-        note(events, round(t, 4), 0.12, key, velocity=70 + 4 * i, channel=i % 2)
-        t += 0.3705 + 0.0135 * (i % 5)
+        note(events, round(t, 3), 0.12, key, velocity=70 + 4 * i, channel=i % 2)
+        t += 0.371 + 0.013 * (i % 5)
     return events
 
 
