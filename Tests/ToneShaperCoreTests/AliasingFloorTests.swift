@@ -24,13 +24,13 @@ struct AliasingFloorTests {
         return Signal.decibels(energy.squareRoot() / fundamental)
     }
 
-    /// Odd bins, about a third of an octave apart, from 20 Hz to 20 kHz.
+    /// Odd bins, about half an octave apart, from 20 Hz to 20 kHz.
     static func bins(rate: Double) -> [Int] {
         var bins: [Int] = []
         var f = 20.0
         while f <= 20_000 {
             bins.append(Int((f * Double(size) / rate / 2).rounded()) * 2 + 1)
-            f *= pow(2, 1.0 / 3)
+            f *= pow(2, 1.0 / 2)
         }
         return bins
     }

@@ -40,14 +40,14 @@ struct ParallelRenderTests {
         return (samples, engine.stolenVoices)
     }
 
-    @Test("1, 2, 3 and 4 threads render a dense 16-channel performance to the same bits")
+    @Test("1, 2 and 3 threads render a dense 16-channel performance to the same bits")
     func sameBits() throws {
-        let messages = Self.performance(seconds: 6, seed: 11)
-        let frames = 7 * 48_000
+        let messages = Self.performance(seconds: 4, seed: 11)
+        let frames = 5 * 48_000
         let one = try Self.render(threads: 1, messages, frames: frames)
         #expect(one.stolen > 0)
         #expect(Signal.peak(one.samples) > 0.05)
-        for threads in [2, 3, 4] {
+        for threads in [2, 3] {
             let many = try Self.render(threads: threads, messages, frames: frames)
             let differing = zip(one.samples, many.samples).filter { $0.bitPattern != $1.bitPattern }.count
             #expect(many.samples.count == one.samples.count && differing == 0, "\(threads) threads: \(differing) samples differ")

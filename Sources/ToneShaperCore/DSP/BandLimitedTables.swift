@@ -37,13 +37,17 @@ public final class BandLimitedTables: @unchecked Sendable {
         storage = .allocate(capacity: waves * Self.waveStride)
         let n = Self.tableSize
         // One cycle of sine at table resolution: sin(2π k j / n) = sineTable[(k·j) mod n], exact and cheap.
-        var sineTable = [Double](repeating: 0, count: n)
+        // Raw buffers, not arrays: this runs once per process (millions of steps), and unchecked
+        // pointer steps keep it short even in a debug build.
+        let sineTable = UnsafeMutablePointer<Double>.allocate(capacity: n)
+        let acc = UnsafeMutablePointer<Double>.allocate(capacity: n)
+        let plain = UnsafeMutablePointer<Float>.allocate(capacity: Self.levelCount * Self.stride)
+        defer { sineTable.deallocate(); acc.deallocate(); plain.deallocate() }
         for j in 0..<n { sineTable[j] = _sin(2 * .pi * Double(j) / Double(n)) }
-        var acc = [Double](repeating: 0, count: n)
-        var plain = [Float](repeating: 0, count: Self.levelCount * Self.stride)
+        let mask = n - 1
         for (w, type) in [WaveType.bandLimitedSquare, .bandLimitedTriangle, .bandLimitedSawtooth].enumerated() {
             let spectrum = BandLimitedSpectrum(type)!
-            for j in 0..<n { acc[j] = 0 }
+            acc.update(repeating: 0, count: n)
             // Add partials upwards and snapshot each level as its count is reached (fewest partials first).
             var k = 0
             for level in (0..<Self.levelCount).reversed() {
@@ -52,19 +56,25 @@ public final class BandLimitedTables: @unchecked Sendable {
                     k += 1
                     let a = spectrum.amplitude(harmonic: k)
                     if a == 0 { continue }
-                    for j in 0..<n { acc[j] += a * sineTable[(k * j) & (n - 1)] }
+                    var index = 0
+                    var j = 0
+                    while j < n {
+                        acc[j] += a * sineTable[index]
+                        index = (index &+ k) & mask
+                        j &+= 1
+                    }
                 }
-                let base = level * Self.stride
-                plain[base] = Float(acc[n - 1])
-                for j in 0..<n { plain[base + 1 + j] = Float(acc[j]) }
-                for j in 0..<3 { plain[base + 1 + n + j] = Float(acc[j]) }
+                let row = plain + level * Self.stride
+                row[0] = Float(acc[n - 1])
+                for j in 0..<n { row[1 + j] = Float(acc[j]) }
+                for j in 0..<3 { row[1 + n + j] = Float(acc[j]) }
             }
             for level in 0..<Self.levelCount {
-                let lean = min(level + 1, Self.levelCount - 1)
+                let rich = plain + level * Self.stride, lean = plain + min(level + 1, Self.levelCount - 1) * Self.stride
                 let pairs = storage + w * Self.waveStride + level * Self.pairStride
                 for j in 0..<Self.stride {
-                    pairs[2 * j] = plain[level * Self.stride + j]
-                    pairs[2 * j + 1] = plain[lean * Self.stride + j]
+                    pairs[2 * j] = rich[j]
+                    pairs[2 * j + 1] = lean[j]
                 }
             }
         }

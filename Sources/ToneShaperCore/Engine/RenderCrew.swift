@@ -77,7 +77,13 @@ final class RenderCrew: @unchecked Sendable {
         finished.store(0, ordering: .relaxed)
         generation.wrappingAdd(1, ordering: .releasing)
         ownShare()
-        while finished.load(ordering: .acquiring) < helpers {}
+        // Spin briefly (the usual wait is a few microseconds), then give the core away each round:
+        // with more threads than free cores a helper may only run once this one yields.
+        var spins = 0
+        while finished.load(ordering: .acquiring) < helpers {
+            spins += 1
+            if spins > 2_000 { sched_yield() }
+        }
     }
 
     private func work(index: Int, share: (Int) -> Void) {
@@ -88,7 +94,7 @@ final class RenderCrew: @unchecked Sendable {
             while current == seen {
                 if stopping.load(ordering: .relaxed) { return }
                 spins += 1
-                if spins > 50_000 { usleep(50) }
+                if spins > 50_000 { usleep(50) } else if spins > 2_000 { sched_yield() }
                 current = generation.load(ordering: .acquiring)
             }
             seen = current
