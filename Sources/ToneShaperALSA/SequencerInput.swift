@@ -117,7 +117,7 @@ public final class SequencerInput {
     /// Subscribes our port to a source: "CLIENT:PORT", "CLIENT" (port 0), or a client name such as
     /// "Midi Through" (names are resolved by snd_seq_parse_address, as aconnect does).
     /// Call it before `start()`: alsa-lib handles are not meant to be shared between threads.
-    /// When the source goes away the kernel sends our port PORT_UNSUBSCRIBED, delivered as `sourceGone`.
+    /// When the source goes away the kernel sends our port PORT_UNSUBSCRIBED, delivered as `portGone`.
     public func connect(from source: String) throws {
         guard let seq = handle else { throw ALSAError("cannot connect from MIDI source", subject: source, reason: "the sequencer is closed") }
         ALSAError.prepareLibrary()

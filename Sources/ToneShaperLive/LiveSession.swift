@@ -69,14 +69,14 @@ public final class LiveSession: @unchecked Sendable {
         precondition(eventsPerPeriod >= 1)
         self.engine = engine
         self.events = SPSCRing(capacity: max(1, eventCapacity))
-        // Each applied event yields one message, except release-all which yields 32 (see `recordReleaseAll`).
+        // Each applied event yields one message.
         self.played = recordMIDI ? SPSCRing(capacity: max(65_536, 2 * events.capacity)) : nil
         self.recorder = recorder
         self.endFrame = endFrame
         self.eventCapacity = eventsPerPeriod
         deviceClock = DeviceClock(nominalRate: engine.sampleRate)
         scratch = .allocate(capacity: eventsPerPeriod)
-        scratch.initialize(repeating: EngineEvent(offset: 0, .releaseAll), count: eventsPerPeriod)
+        scratch.initialize(repeating: EngineEvent(offset: 0, .noteOff(channel: 0, note: 0, velocity: 0)), count: eventsPerPeriod)
         shapeSwaps = SPSCRing(capacity: 64)
         retiredShapes = SPSCRing(capacity: 64)
     }
@@ -185,23 +185,8 @@ public final class LiveSession: @unchecked Sendable {
         case .midi(let message):
             if case .noteOn(_, _, let velocity) = message, velocity > 0 { notes.wrappingAdd(1, ordering: .relaxed) }
             record(TimedMIDIMessage(frame: frame, message: message))
-        case .releaseAll:
-            recordReleaseAll(at: frame)
         case .parameter:
             break  // no MIDI equivalent; nothing produces it live today
-        }
-    }
-
-    /// Release-all has no single MIDI message: pedal up then All Notes Off on every channel releases
-    /// exactly the notes it releases when the file is re-rendered (with the default map's CC 64).
-    private func recordReleaseAll(at frame: Int64) {
-        guard played != nil else { return }
-        // A plain counter: iterating a Range<UInt8> allocates in unoptimised builds.
-        var channel: UInt8 = 0
-        while channel < 16 {
-            record(TimedMIDIMessage(frame: frame, message: .controlChange(channel: channel, controller: 64, value: 0)))
-            record(TimedMIDIMessage(frame: frame, message: .controlChange(channel: channel, controller: 123, value: 0)))
-            channel += 1
         }
     }
 

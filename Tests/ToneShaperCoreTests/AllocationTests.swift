@@ -160,7 +160,7 @@ struct AllocationTests {
              EngineEvent(offset: 4, .parameter(channel: 0, .pan, Double(b % 21) / 10 - 1)),
              EngineEvent(offset: 5, .parameter(channel: 0, .pitchBendRange, Double(b % 24))),
              EngineEvent(offset: 100, .off(UInt8(50 + (b + 25) % 30))),
-             EngineEvent(offset: 200, .releaseAll)]
+             EngineEvent(offset: 200, .cc(123, 0))]
         }
         _ = Performance(blocks: 12, frames: frames, script: script).renderCountingAllocations(engine)
         let allocations = Performance(blocks: 60, frames: frames) { script($0 + 12) }.renderCountingAllocations(engine)

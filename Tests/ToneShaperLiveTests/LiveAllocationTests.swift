@@ -11,7 +11,7 @@ import ToneShaperMIDI
 @Suite("The audio thread's step allocates nothing")
 struct LiveAllocationTests {
     /// Events for period `p` (of `frames`): notes, chords past the voice count, mapped controllers,
-    /// bend, pedal, program changes, all-notes-off, and a release-all now and then.
+    /// bend, pedal, program changes, all-notes-off, and all-notes-off on a period's last frame now and then.
     static func events(period p: Int, frames: Int) -> [TimedEngineEvent] {
         let start = Int64(p * frames)
         let ch = UInt8(p % 3)
@@ -26,7 +26,7 @@ struct LiveAllocationTests {
         if p % 5 == 0 { e.append(TimedEngineEvent(frame: start + Int64(frames - 2), .midi(.controlChange(channel: ch, controller: 64, value: p % 10 == 0 ? 127 : 0)))) }
         if p % 7 == 0 { e.append(TimedEngineEvent(frame: start + Int64(frames - 2), .midi(.programChange(channel: ch, program: UInt8(p % 13))))) }
         if p % 11 == 0 { e.append(TimedEngineEvent(frame: start + Int64(frames - 1), .midi(.controlChange(channel: ch, controller: 123, value: 0)))) }
-        if p % 37 == 0 { e.append(TimedEngineEvent(frame: start + Int64(frames - 1), .releaseAll)) }
+        if p % 37 == 0 { e.append(TimedEngineEvent(frame: start + Int64(frames - 1), .midi(.controlChange(channel: 0, controller: 123, value: 0)))) }
         if p % 3 == 0 { e.append(TimedEngineEvent(frame: max(0, start - 50), .midi(.channelPressure(channel: ch, pressure: 3)))) }  // late
         return e
     }

@@ -6,10 +6,6 @@ extension Engine {
         switch kind {
         case .midi(let m): handle(m)
         case .parameter(let channel, let parameter, let value): setParameter(parameter, value, part: Int(channel & 15))
-        case .releaseAll:
-            for p in 0..<16 { parts[p].sustain = false }
-            for i in 0..<voiceCount where voices[i].stage == .playing { release(voices + i) }
-            for i in 0..<voiceCount { voices[i].pendingPart = -1 }
         }
     }
 

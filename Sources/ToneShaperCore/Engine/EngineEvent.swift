@@ -6,8 +6,6 @@ public struct EngineEvent: Sendable, Equatable, BitwiseCopyable {
         case midi(MIDIMessage)
         /// A parameter set directly (already in its unit), bypassing the controller map.
         case parameter(channel: UInt8, Parameter, Double)
-        /// Release every held note (e.g. the keyboard was unplugged): nothing may stick.
-        case releaseAll
     }
     /// Frame offset from the start of the render call.
     public var offset: Int

@@ -14,8 +14,8 @@ import Musl
 /// thread — so the output is bit-identical whatever the number of threads or which thread got which
 /// part. Hand-off is two atomic counters (start generation, finished count) with spinning, because
 /// a block is tens of microseconds of work: a lock or a wake-up through the kernel would cost more
-/// than it saves. A worker that sees no work for a while naps 50 µs at a time, so an idle engine
-/// does not hold a core. Nothing here allocates or locks once the threads run.
+/// than it saves. A worker that sees no work for a few hundred microseconds naps 50 µs at a time, so
+/// an idle engine (or a live one between periods) does not hold a core. Nothing here allocates or locks once the threads run.
 final class RenderCrew: @unchecked Sendable {
     /// Threads besides the engine's own.
     let helpers: Int
@@ -93,8 +93,10 @@ final class RenderCrew: @unchecked Sendable {
             var current = generation.load(ordering: .acquiring)
             while current == seen {
                 if stopping.load(ordering: .relaxed) { return }
+                // Spin a few microseconds, yield for a while (the engine's thread is between blocks),
+                // then nap: a live helper at real-time priority must not hold its core between periods.
                 spins += 1
-                if spins > 50_000 { usleep(50) } else if spins > 2_000 { sched_yield() }
+                if spins > 2_500 { usleep(50) } else if spins > 2_000 { sched_yield() }
                 current = generation.load(ordering: .acquiring)
             }
             seen = current

@@ -107,10 +107,16 @@ const live = new LiveAudio({
   onError: ({ seq, error, field }) => {
     // An answer to a shape already replaced by a newer one says nothing about the current shape.
     if (seq != null && seq !== live.stats.lastSentSeq) return;
+    // The connection itself going away stays said until it is back, whatever else clears errors
+    // (an analysis answered during the server's shutdown, say).
+    if (seq == null && field === "(request)" && !live.stats.connected) state.connectionError = error;
     showServerError(error, field);
   },
   onApplied: () => {},
-  onState: () => updatePlayButton(),
+  onState: () => {
+    if (live.stats.connected) state.connectionError = null;
+    updatePlayButton();
+  },
 });
 
 // ---- editing -------------------------------------------------------------------------------
@@ -167,8 +173,10 @@ function clearErrors() {
   controls.clearErrors();
   state.errors = {};
   const request = $("[data-testid='error-request']");
-  request.textContent = "";
-  request.hidden = true;
+  const kept = state.connectionError || "";
+  request.textContent = kept;
+  request.title = kept;
+  request.hidden = !kept;
 }
 
 /** Puts one server line where it belongs: next to its control, on the curve, or in the bar. */
