@@ -79,7 +79,15 @@ struct EditCommand: ParsableCommand {
             }
             done.signal()
         }
-        done.wait()
+        // The instrument's device is looked after while the editor serves (a lost one is reopened).
+        while done.wait(timeout: .now() + .milliseconds(10)) == .timedOut {
+            guard let player else { continue }
+            for notice in player.poll() {
+                var line = live.line(for: notice)
+                if case .deviceLost = notice { line += "; trying to reopen the device every second" }
+                Console.error(line)
+            }
+        }
         if let player {
             let summary = player.stop()
             Console.out("instrument stopped: \(summary.notesPlayed) notes played, \(summary.xruns) xruns")

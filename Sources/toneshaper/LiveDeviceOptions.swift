@@ -1,6 +1,7 @@
 import Foundation
 import ArgumentParser
 import ToneShaperALSA
+import ToneShaperLive
 
 /// Where live sound goes and live notes come from, the same for `play` and `edit`: the ALSA PCM
 /// device and its period, and the sequencer sources to connect.
@@ -54,6 +55,19 @@ struct LiveDeviceOptions: ParsableArguments {
         let connected = connect.isEmpty ? "connect a keyboard with: aconnect KEYBOARD \(sequencer.clientID):\(sequencer.portID)"
                                         : "connected from " + connect.joined(separator: ", ")
         return "ToneShaper input \(sequencer.clientID):\(sequencer.portID) (\(connected))"
+    }
+
+    /// What to tell the musician about the device (`play` adds what happens to its recordings).
+    func line(for notice: LivePlayer.Notice) -> String {
+        switch notice {
+        case .deviceLost(let error, let seconds):
+            return "toneshaper: \(error) at \(String(format: "%.2f", seconds)) s — playing on silently"
+        case .deviceRenegotiated(let error, let period, let periods):
+            return "toneshaper: \(error) right after starting; trying a longer period: \(period) × \(periods) frames"
+        case .deviceBack(let seconds, let outages, let description):
+            return "toneshaper: PCM device '\(device ?? "default")' is back (\(description)) after "
+                + "\(String(format: "%.1f", seconds)) s without sound (outage \(outages))"
+        }
     }
 
     /// The device as negotiated, and the latency it gives.

@@ -129,22 +129,17 @@ struct PlayCommand: ParsableCommand {
     /// One line per device event; a lost device also makes the MIDI take so far safe on disk
     /// (the audio recording goes on, its header rewritten every second).
     func report(_ notice: LivePlayer.Notice, player: LivePlayer, sampleRate: Double) {
-        switch notice {
-        case .deviceLost(let error, let seconds):
-            var line = "toneshaper: \(error) at \(String(format: "%.2f", seconds)) s — playing on silently"
+        var line = live.line(for: notice)
+        if case .deviceLost = notice {
             if let record { line += " (still recording to \(record))" }
             if let recordMIDI {
                 let bytes = MIDIRecording.fileBytes(player.playedSoFar, sampleRate: sampleRate)
                 if let reason = Self.write(bytes, to: recordMIDI) { line += "; \(recordMIDI) cannot be written (\(reason))" }
                 else { line += "; MIDI so far saved to \(recordMIDI)" }
             }
-            Console.error(line + "; trying to reopen the device every second")
-        case .deviceRenegotiated(let error, let period, let periods):
-            Console.error("toneshaper: \(error) right after starting; trying a longer period: \(period) × \(periods) frames")
-        case .deviceBack(let seconds, let outages, let description):
-            Console.error("toneshaper: PCM device '\(live.device ?? "default")' is back (\(description)) after "
-                + "\(String(format: "%.1f", seconds)) s without sound (outage \(outages))")
+            line += "; trying to reopen the device every second"
         }
+        Console.error(line)
     }
 
     /// Writes a small file with plain POSIX calls, so a failure is the system's own words

@@ -42,8 +42,8 @@ struct ParallelRenderTests {
 
     @Test("1, 2 and 3 threads render a dense 16-channel performance to the same bits")
     func sameBits() throws {
-        let messages = Self.performance(seconds: 4, seed: 11)
-        let frames = 5 * 48_000
+        let messages = Self.performance(seconds: 1.6, seed: 11)
+        let frames = 2 * 48_000
         let one = try Self.render(threads: 1, messages, frames: frames)
         #expect(one.stolen > 0)
         #expect(Signal.peak(one.samples) > 0.05)
@@ -59,12 +59,12 @@ struct ParallelRenderTests {
         var config = EngineConfiguration(sampleRate: 48_000, voices: 48)
         config.threads = 2
         let engine = Engine(library: try PresetLibrary(shapes: AllocationTests.everyWave()), configuration: config)
-        // The first two seconds warm up (every wave's code path has run once), the next two are counted.
-        let messages = Self.performance(seconds: 4, seed: 5)
+        // The first second warms up (every wave's code path has run once), the next is counted.
+        let messages = Self.performance(seconds: 2, seed: 5)
         let frames = 256
         let output = UnsafeMutablePointer<Float>.allocate(capacity: 2 * frames)
         defer { output.deallocate() }
-        let blocks = 4 * 48_000 / frames
+        let blocks = 2 * 48_000 / frames
         let events = UnsafeMutablePointer<EngineEvent>.allocate(capacity: messages.count)
         defer { events.deallocate() }
         var ranges: [Range<Int>] = []

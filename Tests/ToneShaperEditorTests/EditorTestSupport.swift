@@ -62,14 +62,16 @@ struct EditorTestError: Error, CustomStringConvertible {
 }
 
 /// A WebSocket client over a plain socket (RFC 6455, just what the tests need: a text frame out,
-/// masked; text and binary frames in). Blocking reads with a timeout, so a test cannot hang.
+/// masked; text and binary frames in). Blocking reads with a timeout, so a test cannot hang: a
+/// generous one, because the server's stream runs on the same cooperative thread pool as every
+/// other test, and long synchronous tests (renders in a debug build) can hold it for many seconds.
 final class TestWebSocket {
     private let fd: Int32
 
     init(port: Int, path: String = "/api/live") throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw EditorTestError("socket failed") }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        var timeout = timeval(tv_sec: 60, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
