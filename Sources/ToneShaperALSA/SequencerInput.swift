@@ -156,7 +156,11 @@ public final class SequencerInput {
     }
 
     /// Starts the reader thread, which calls `onEvent` for every decoded event until `stop()`.
-    public func start() throws {
+    /// - Parameter realtimePriority: SCHED_FIFO priority for the reader (live play: just above the
+    ///   audio thread, so on a busy or single core an arriving note is queued at once instead of
+    ///   after the audio thread's next burst of periods — which could already have passed its frame);
+    ///   refused, the reader runs at normal priority.
+    public func start(realtimePriority: Int32? = nil) throws {
         precondition(thread == nil, "SequencerInput.start() called twice")
         guard let seq = handle else { throw ALSAError("cannot start reading MIDI", reason: "the sequencer is closed") }
         let count = snd_seq_poll_descriptors_count(seq, Int16(POLLIN))
@@ -167,7 +171,9 @@ public final class SequencerInput {
         guard filled > 0 else { throw ALSAError("cannot poll the ALSA sequencer", code: filled) }
         state.descriptorCount = Int(filled)
         self.state = state
-        switch NativeThread.spawn({ state.loop() }) {
+        var spawned = NativeThread.spawn(realtimePriority: realtimePriority) { state.loop() }
+        if realtimePriority != nil, case .failure = spawned { spawned = NativeThread.spawn { state.loop() } }
+        switch spawned {
         case .success(let thread): self.thread = thread
         case .failure(let failure): throw ALSAError("cannot start the MIDI input thread", reason: failure.text)
         }

@@ -48,6 +48,7 @@ public final class LivePlayer {
     /// Seconds between attempts to open a lost device again.
     public var reopenInterval: Double = 1
     private let audio: AudioThread
+    private let realtime: Bool
     /// Opens the device again after a loss (nil: the loss is final, as before reopening existed).
     private let reopen: ((PCMOutput.Request) throws -> PCMOutput)?
     /// Every device opened, kept alive while the audio thread may use it; the last is current.
@@ -94,6 +95,7 @@ public final class LivePlayer {
             sequencer = nil
         }
         self.pcm = pcm
+        self.realtime = realtime
         self.reopen = reopen
         self.devices = [pcm]
         self.nextRequest = pcm.request
@@ -122,7 +124,7 @@ public final class LivePlayer {
         started = true
         feeder?.start()
         if let sequencer {
-            do { try sequencer.start() } catch {
+            do { try sequencer.start(realtimePriority: realtime ? AudioThread.defaultPriority + 5 : nil) } catch {
                 _ = stop()
                 throw error
             }
