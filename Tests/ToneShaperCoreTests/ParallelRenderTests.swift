@@ -32,12 +32,12 @@ struct ParallelRenderTests {
         return messages.inFrameOrder()
     }
 
-    static func render(threads: Int, _ messages: [TimedMIDIMessage], frames: Int) throws -> (samples: [Float], stolen: Int) {
+    static func render(threads: Int, _ messages: [TimedMIDIMessage], frames: Int) throws -> (samples: [Float], stolen: Int, helped: Int) {
         var config = EngineConfiguration(sampleRate: 48_000, voices: 48)
         config.threads = threads
         let engine = Engine(library: try PresetLibrary(shapes: AllocationTests.everyWave()), configuration: config)
         let samples = OfflineRenderer(engine: engine, blockFrames: 512).renderAll(messages, totalFrames: frames)
-        return (samples, engine.stolenVoices)
+        return (samples, engine.stolenVoices, engine.helperShares)
     }
 
     @Test("1, 2 and 3 threads render a dense 16-channel performance to the same bits")
@@ -49,6 +49,8 @@ struct ParallelRenderTests {
         #expect(Signal.peak(one.samples) > 0.05)
         for threads in [2, 3] {
             let many = try Self.render(threads: threads, messages, frames: frames)
+            // The helpers really rendered: every block gave each of them a share.
+            #expect(many.helped >= (threads - 1) * frames / 128, "\(threads) threads: helpers rendered \(many.helped) shares")
             let differing = zip(one.samples, many.samples).filter { $0.bitPattern != $1.bitPattern }.count
             #expect(many.samples.count == one.samples.count && differing == 0, "\(threads) threads: \(differing) samples differ")
         }
@@ -86,6 +88,7 @@ struct ParallelRenderTests {
         let allocations = allocation_counter_stop()
         #expect(allocations == 0)
         #expect(engine.activeVoiceCount > 0)
+        #expect(engine.helperShares > 0)
 
         // The helper's share, run on this (counted) thread after the engine has shared out the parts.
         engine.jobCount = 128

@@ -28,6 +28,7 @@ struct LivePlaybackTests {
         let summary = player.stop()
         #expect(summary.audioFailure == nil)
         #expect(player.session.engine.threadCount == threads)
+        #expect((player.session.engine.helperShares > 0) == (threads > 1))
 
         let offline = OfflineRenderer(engine: Fixtures.engine(), blockFrames: pcm.periodFrames)
             .renderAll(messages, totalFrames: Int(endFrame))

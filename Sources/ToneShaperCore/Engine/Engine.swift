@@ -133,7 +133,15 @@ public final class Engine: @unchecked Sendable {
             selectPreset(min(max(preset, 0), presets.count - 1), part: p)
         }
         setZones(configuration.mpe, configuring: 0...15)
+        if threadCount > 1 {
+            crew = RenderCrew(helpers: threadCount - 1, priority: configuration.helperPriority) {
+                [unowned(unsafe) self] share in self.renderShare(share)
+            }
+        }
     }
+
+    /// Block shares the helper threads have rendered so far (0 with one thread): proof they work.
+    public var helperShares: Int { crew?.shares ?? 0 }
 
     deinit {
         crew?.stop()

@@ -22,6 +22,7 @@ final class RenderCrew: @unchecked Sendable {
     private let generation = Atomic<Int>(0)
     private let finished = Atomic<Int>(0)
     private let stopping = Atomic<Bool>(false)
+    private let done = Atomic<Int>(0)
     private var threads: [pthread_t] = []
 
     /// Starts `helpers` threads that call `share(k)` (k = 1...helpers) for every `run()`.
@@ -64,6 +65,9 @@ final class RenderCrew: @unchecked Sendable {
         init(crew: RenderCrew, index: Int, share: @escaping (Int) -> Void) { self.crew = crew; self.index = index; self.share = share }
     }
 
+    /// Shares the helpers have rendered so far.
+    var shares: Int { done.load(ordering: .relaxed) }
+
     /// Ends and joins the threads. Call before the engine goes away.
     func stop() {
         stopping.store(true, ordering: .releasing)
@@ -101,6 +105,7 @@ final class RenderCrew: @unchecked Sendable {
             }
             seen = current
             share(index)
+            done.wrappingAdd(1, ordering: .relaxed)
             finished.wrappingAdd(1, ordering: .releasing)
         }
     }
