@@ -29,8 +29,8 @@ public final class LivePlayer {
         case deviceLost(ALSAError, atSeconds: Double)
         /// A negotiated device timed out right after it started: opened again with a longer period.
         case deviceRenegotiated(ALSAError, periodFrames: Int, periods: Int)
-        /// The device is back after `seconds` without sound.
-        case deviceBack(seconds: Double, outages: Int, description: String)
+        /// The device is back after `seconds` without sound, with the period sizes it took this time.
+        case deviceBack(seconds: Double, outages: Int, periodFrames: Int, periods: Int)
     }
 
     /// Where the notes come from.
@@ -174,8 +174,8 @@ public final class LivePlayer {
                     silentNanoseconds += now - started
                     outageStarted = nil
                     currentOpened = now
-                    notices.append(.deviceBack(seconds: Double(now - started) * 1e-9, outages: outages,
-                                               description: "period \(device.periodFrames) × \(device.bufferFrames / max(1, device.periodFrames)) frames"))
+                    notices.append(.deviceBack(seconds: Double(now - started) * 1e-9, outages: outages, periodFrames: device.periodFrames,
+                                               periods: device.bufferFrames / max(1, device.periodFrames)))
                 }
             }
         }

@@ -64,8 +64,8 @@ struct LiveDeviceOptions: ParsableArguments {
             return "toneshaper: \(error) at \(String(format: "%.2f", seconds)) s — playing on silently"
         case .deviceRenegotiated(let error, let period, let periods):
             return "toneshaper: \(error) right after starting; trying a longer period: \(period) × \(periods) frames"
-        case .deviceBack(let seconds, let outages, let description):
-            return "toneshaper: PCM device '\(device ?? "default")' is back (\(description)) after "
+        case .deviceBack(let seconds, let outages, let period, let periods):
+            return "toneshaper: PCM device '\(device ?? "default")' is back (period \(period) × \(periods) frames) after "
                 + "\(String(format: "%.1f", seconds)) s without sound (outage \(outages))"
         }
     }

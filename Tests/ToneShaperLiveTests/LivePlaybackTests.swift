@@ -85,7 +85,7 @@ struct LivePlaybackTests {
         guard case .deviceLost(let error, let at) = notices[0] else { Issue.record("\(notices[0])"); return }
         #expect(error.description == "cannot write to PCM device 'capture': it is closed")
         #expect(at < 0.1)
-        guard case .deviceBack(let silent, let outages, _) = notices[1] else { Issue.record("\(notices[1])"); return }
+        guard case .deviceBack(let silent, let outages, _, _) = notices[1] else { Issue.record("\(notices[1])"); return }
         #expect(silent >= 0.2 && outages == 1)
         #expect(summary.audioFailure == nil)
         #expect(summary.deviceOutages == 1 && summary.secondsWithoutDevice == silent)
