@@ -7,14 +7,19 @@
 ///
 /// How clean: reading a table is interpolation, and its error lands between the harmonics. With
 /// 4096 points and linear interpolation that error summed to −64 dB re the fundamental at 20 Hz
-/// (−74 dB at 100 Hz), audible under a low drone; 8192 points read with 4-point cubic Lagrange
-/// interpolation bring it to about −109 dB at 20 Hz and far lower above, under the 16-bit floor of
-/// −96 dB everywhere from 20 Hz to 20 kHz (AliasingFloorTests measures it; a Catmull-Rom cubic
-/// only just reached −96 dB). The cubic is needed only where a level is rich in partials; the
-/// leaner levels (`linearFromLevel`) stay linear, which at 8192 points is already clean enough.
+/// (−74 dB at 100 Hz), audible under a low drone. 4-point cubic Lagrange interpolation with at
+/// least 16 points per period of the top partial keeps it near −109 dB and under the 16-bit floor of
+/// −96 dB everywhere from 20 Hz to 20 kHz (AliasingFloorTests measures it).
+///
+/// How big: each level has just those points (a power of two, ≥ 16 × its top partial), so a lean
+/// level is small. A voice moves about 8–16 points per sample at any pitch, and all the levels of a
+/// wave take 0.5 MB instead of 2.5 MB at a uniform 8192 points: the tables stay in the cache.
 public final class BandLimitedTables: @unchecked Sendable {
+    /// Points of the richest level (512 partials).
     public static let tableSize = 8192
     public static let maxHarmonics = 512
+    /// Points per period of a level's top partial, at least.
+    static let pointsPerTopPartial = 16
     /// Levels every quarter octave from 512 partials down to 1: right after a switch a wave keeps
     /// at least 84 % (2^−¼) of the partials Nyquist allows, instead of 50 % with octave levels.
     /// One more, silent level (0 partials) takes fundamentals at or above Nyquist: a note
@@ -23,17 +28,34 @@ public final class BandLimitedTables: @unchecked Sendable {
     public static let levelCount = 9 * levelsPerOctave + 2
 
     /// Pair tables, [wave][level][entry][2]: entry (L, e) holds level L's sample e − 1 next to
-    /// level L+1's (the last level is paired with itself). The render loop blends two neighbouring
-    /// levels at the same place, so the eight values its cubic reads (samples j − 1 … j + 2 of both
-    /// levels) sit in 32 consecutive bytes starting at entry j: one load. Entry 0 is the guard
-    /// sample before the cycle (sample N − 1) and the last three repeat samples 0, 1, 2, so the read
-    /// at any index `position` returns (0…N) stays inside the table.
+    /// level L+1's at the same place (the last level is paired with itself), both at level L's
+    /// resolution. The render loop blends two neighbouring levels at the same place, so the eight
+    /// values its cubic reads (samples j − 1 … j + 2 of both levels) sit in 32 consecutive bytes
+    /// starting at entry j: one load. Entry 0 is the guard sample before the cycle (sample N − 1)
+    /// and the last three repeat samples 0, 1, 2, so a read at any index 0 ..< N stays inside.
     let storage: UnsafeMutablePointer<Float>
-    static let stride = tableSize + 4
-    static let pairStride = 2 * stride
-    static let waveStride = pairStride * levelCount
+    /// Points of each level: the interpolation error relative to the fundamental grows as the top
+    /// partial gets louder (1/K for a saw of K partials), so leaner levels get more points per
+    /// partial — 16 from 256 partials up, 32 down to 17, 64 below.
+    static let sizes: [Int] = (0..<levelCount).map { level in
+        let k = harmonics(level: level)
+        let perPartial = k >= 256 ? pointsPerTopPartial : (k > 16 ? 2 * pointsPerTopPartial : 4 * pointsPerTopPartial)
+        var n = 64
+        while n < perPartial * k { n *= 2 }
+        return min(n, tableSize)
+    }
+    /// Where each level's pairs start, in floats from its wave's first table.
+    static let offsets: [Int] = sizes.reduce(into: [0]) { $0.append($0.last! + 2 * ($1 + 4)) }
+    static let waveStride = offsets.last!
+    /// (size, offset) per level as raw memory, for the render loop (no array on the audio thread).
+    nonisolated(unsafe) static let layout: UnsafeMutablePointer<Int> = {  // written once, read only
+        let p = UnsafeMutablePointer<Int>.allocate(capacity: 2 * levelCount)
+        for level in 0..<levelCount { p[2 * level] = sizes[level]; p[2 * level + 1] = offsets[level] }
+        return p
+    }()
 
     public init() {
+        _ = Self.layout
         let waves = 3
         storage = .allocate(capacity: waves * Self.waveStride)
         let n = Self.tableSize
@@ -42,8 +64,8 @@ public final class BandLimitedTables: @unchecked Sendable {
         // pointer steps keep it short even in a debug build.
         let sineTable = UnsafeMutablePointer<Double>.allocate(capacity: n)
         let acc = UnsafeMutablePointer<Double>.allocate(capacity: n)
-        let plain = UnsafeMutablePointer<Float>.allocate(capacity: Self.levelCount * Self.stride)
-        defer { sineTable.deallocate(); acc.deallocate(); plain.deallocate() }
+        let full = UnsafeMutablePointer<Float>.allocate(capacity: Self.levelCount * n)
+        defer { sineTable.deallocate(); acc.deallocate(); full.deallocate() }
         for j in 0..<n { sineTable[j] = _sin(2 * .pi * Double(j) / Double(n)) }
         let mask = n - 1
         for (w, type) in [WaveType.bandLimitedSquare, .bandLimitedTriangle, .bandLimitedSawtooth].enumerated() {
@@ -65,17 +87,18 @@ public final class BandLimitedTables: @unchecked Sendable {
                         j &+= 1
                     }
                 }
-                let row = plain + level * Self.stride
-                row[0] = Float(acc[n - 1])
-                for j in 0..<n { row[1 + j] = Float(acc[j]) }
-                for j in 0..<3 { row[1 + n + j] = Float(acc[j]) }
+                let row = full + level * n
+                for j in 0..<n { row[j] = Float(acc[j]) }
             }
+            // Each level at its own resolution: every (n / size)-th point of the full cycle.
             for level in 0..<Self.levelCount {
-                let rich = plain + level * Self.stride, lean = plain + min(level + 1, Self.levelCount - 1) * Self.stride
-                let pairs = storage + w * Self.waveStride + level * Self.pairStride
-                for j in 0..<Self.stride {
-                    pairs[2 * j] = rich[j]
-                    pairs[2 * j + 1] = lean[j]
+                let size = Self.sizes[level], every = n / size
+                let rich = full + level * n, lean = full + min(level + 1, Self.levelCount - 1) * n
+                let pairs = storage + w * Self.waveStride + Self.offsets[level]
+                for e in 0..<(size + 4) {
+                    let j = ((e - 1 + size) % size) * every
+                    pairs[2 * e] = rich[j]
+                    pairs[2 * e + 1] = lean[j]
                 }
             }
         }
@@ -125,30 +148,47 @@ public final class BandLimitedTables: @unchecked Sendable {
     /// `blend` for the render loop, in Float: r = f·maxHarmonics/nyquist is given directly.
     /// The table test holds it to the Double version.
     @inline(__always) static func blend(scaledFrequency r: Float) -> (level: Int, weight: Float) {
+        let b = band(scaledFrequency: r)
+        return (b.level, weight(r, in: b))
+    }
+
+    /// The band of r = f·maxHarmonics/nyquist in which `blend` keeps one level, [low, high), and
+    /// its slope: inside it the weight is (r − low)·inverseSpan, so a voice gliding within a quarter
+    /// octave needs two comparisons per choice, not the level's search.
+    @inline(__always) static func band(scaledFrequency r: Float) -> (level: Int, low: Float, high: Float, inverseSpan: Float) {
         let bits = r.bitPattern
         let e = Int((bits >> 23) & 0xFF) - 127
         let m = Float(bitPattern: (bits & 0x007F_FFFF) | 0x3F80_0000)
         let t1: Float = 1.189_207_1, t2: Float = 1.414_213_6, t3: Float = 1.681_792_8
         let a1 = m >= t1, a2 = m >= t2, a3 = m >= t3
         let q = 4 * e + (a1 ? 1 : 0) + (a2 ? 1 : 0) + (a3 ? 1 : 0)
-        let lo: Float = a3 ? t3 : (a2 ? t2 : (a1 ? t1 : 1))
-        let inverseSpan: Float = a3 ? 1 / (2 - t3) : (a2 ? 1 / (t3 - t2) : (a1 ? 1 / (t2 - t1) : 1 / (t1 - 1)))
         let level = q + 1
-        let inRange = level >= 0 && level < levelCount - 1
-        return (min(max(level, 0), levelCount - 1), inRange ? (m - lo) * inverseSpan : 0)
+        // Below the richest level's band every partial fits; above the last, nothing does.
+        if level < 0 { return (0, 0, t3 * 0.5, 0) }
+        if level >= levelCount - 1 { return (levelCount - 1, Float(maxHarmonics), .infinity, 0) }
+        let lo: Float = a3 ? t3 : (a2 ? t2 : (a1 ? t1 : 1))
+        let hi: Float = a3 ? 2 : (a2 ? t3 : (a1 ? t2 : t1))
+        let power = Float(bitPattern: bits & 0x7F80_0000)  // 2^e: scaling by it is exact
+        return (level, lo * power, hi * power, 1 / ((hi - lo) * power))
     }
 
-    /// The table position of a phase in [0, 1): index ⌊phase·tableSize⌋ and the fraction past it.
-    /// No float→int conversion (Swift checks those): adding 1.5·2⁵² to x − ½ leaves round(x − ½)
-    /// in the low bits. x is exact (tableSize is a power of two); at a tie the index can be one low,
-    /// which the interpolation absorbs (its fraction is then 1). The result is at most tableSize,
-    /// whose four points the guard samples complete, and clamped there whatever the phase.
-    @inline(__always) static func position(phase: Double) -> (index: Int, fraction: Float) {
-        let x = phase * Double(tableSize)
-        let magic = 6_755_399_441_055_744.0
+    /// The weight toward the next level for r in a band from `band`.
+    @inline(__always) static func weight(_ r: Float, in b: (level: Int, low: Float, high: Float, inverseSpan: Float)) -> Float {
+        b.inverseSpan == 0 ? 0 : (r - b.low) * b.inverseSpan
+    }
+
+    /// The table positions of eight phases (not wrapped, ≥ 0) in a table of `size` points (a power
+    /// of two): index ⌊phase·size⌋ mod size and the fraction past it. No float→int conversion:
+    /// adding 1.5·2⁵² to x − ½ leaves round(x − ½) in the low bits, and the mask keeps only the
+    /// place in the cycle. x is exact (size is a power of two); at a tie the index can be one low,
+    /// which the interpolation absorbs (its fraction is then 1). Masked, the index stays inside
+    /// the table whatever the phase.
+    @inline(__always) static func positions(phases: SIMD8<Double>, size: Int) -> (index: SIMD8<UInt64>, fraction: SIMD8<Float>) {
+        let x = phases * Double(size)
+        let magic = SIMD8<Double>(repeating: 6_755_399_441_055_744.0)
         let rounded = (x - 0.5) + magic
-        let i = min(UInt32(truncatingIfNeeded: rounded.bitPattern), UInt32(tableSize))
-        return (Int(i), Float(x - (rounded - magic)))
+        let index = unsafeBitCast(rounded, to: SIMD8<UInt64>.self) & SIMD8(repeating: UInt64(size - 1))
+        return (index, SIMD8<Float>(x - (rounded - magic)))
     }
 
     /// First table of a band-limited wave type.
@@ -160,22 +200,21 @@ public final class BandLimitedTables: @unchecked Sendable {
         }
     }
 
-    /// Level L's sample at table index j (for tests and tools; the voice reads pairs directly).
+    /// Level L's sample at phase j / size(L) (for tests and tools; the voice reads pairs directly).
     public func value(_ type: WaveType, level: Int, index j: Int) -> Float {
-        Self.waveBase(storage, type)[level * Self.pairStride + 2 * (j + 1)]
+        Self.waveBase(storage, type)[Self.offsets[level] + 2 * (j + 1)]
     }
 
-    /// The first level read by linear interpolation: from here on (at most 64 partials in 8192
-    /// points, fundamentals above about 370 Hz at 48 kHz) its error stays under −100 dB re the
-    /// fundamental, and it costs half the cubic that the richer levels below need.
-    static let linearFromLevel = 12
+    /// Points of a level's table.
+    public static func size(level: Int) -> Int { sizes[level] }
 
     /// The 4-point cubic Lagrange weights of samples j − 1, j, j + 1, j + 2 for a point a fraction
-    /// `t` past sample j: the cubic through those four points, exact for any cubic.
-    @inline(__always) static func cubicWeights(_ t: Float) -> SIMD4<Float> {
+    /// `t` past sample j (one per lane): the cubic through those four points, exact for any cubic.
+    @inline(__always) static func cubicWeights(_ t: SIMD8<Float>)
+        -> (SIMD8<Float>, SIMD8<Float>, SIMD8<Float>, SIMD8<Float>) {
         let a = t + 1, b = t - 1, c = t - 2
         let tb = t * b, ac = a * c
-        return SIMD4<Float>(-tb * c * (1 / 6.0), ac * b * 0.5, -ac * t * 0.5, a * tb * (1 / 6.0))
+        return (-tb * c * (1 / 6.0), ac * b * 0.5, -ac * t * 0.5, a * tb * (1 / 6.0))
     }
 
     /// The shared tables, built on first use (about 10 ms in a release build), never on the audio thread.

@@ -106,6 +106,9 @@ extension Engine {
         v.pointee.envelope = 1
         v.pointee.smoothedEnvelope = 1
         v.pointee.envelopeSmoothing = 1 - _exp(-1 / (0.001 * sampleRate))
+        // A retriggered voice's wave carries on from its phase now; a fresh one starts at 0.
+        if retrigger { v.pointee.settlePhase(halfStep: halfStep) }
+        v.pointee.phaseSteps = 0
         v.pointee.frequencyRatio = v.pointee.noteRatio * currentRatio(part: p)
         v.pointee.frequency = slots[slotIndex].curve.value(at: 0) * v.pointee.frequencyRatio
         if !retrigger {
