@@ -11,9 +11,9 @@ import Darwin
     return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
 }
 
-/// Runs `body` `runs` times and returns the fastest elapsed time in seconds (best of N: the run
-/// least disturbed by other processes on a shared machine), plus every run's time.
-func bestOf(_ runs: Int, _ body: () -> Void) -> (best: Double, all: [Double]) {
+/// Runs `body` `runs` times and returns the median elapsed time in seconds (what a figure quoted
+/// from one run should be: not the luckiest run), plus every run's time for the range.
+func medianOf(_ runs: Int, _ body: () -> Void) -> (median: Double, all: [Double]) {
     var all: [Double] = [], cpu: [Double] = []
     for _ in 0..<max(1, runs) {
         let c0 = threadCPUNanoseconds()
@@ -24,7 +24,7 @@ func bestOf(_ runs: Int, _ body: () -> Void) -> (best: Double, all: [Double]) {
         all.append(Double(t1 - t0) * 1e-9)
         cpu.append(Double(c1 - c0) * 1e-9)
     }
-    let i = all.indices.min { all[$0] < all[$1] }!
+    let i = all.indices.sorted { all[$0] < all[$1] }[all.count / 2]
     timingLog.note(wall: all[i], cpu: cpu[i])
     return (all[i], all)
 }
@@ -36,7 +36,7 @@ func bestOf(_ runs: Int, _ body: () -> Void) -> (best: Double, all: [Double]) {
     return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
 }
 
-/// How much of each best run the thread spent off the CPU (a busy machine shows here).
+/// How much of each median run the thread spent off the CPU (a busy machine shows here).
 final class TimingLog: @unchecked Sendable {
     var worstBestOffCPU = 0.0
     func note(wall: Double, cpu: Double) { worstBestOffCPU = max(worstBestOffCPU, max(0, 1 - cpu / wall)) }

@@ -56,11 +56,11 @@ func benchCReference(voices: Int, seconds: Double, runs: Int, poly: Bool) -> (ns
     var curve = cref_curve(end: c.end, slope: c.slope, intercept: c.intercept, du: c.du, period: c.period)
     let frames = Int(seconds * 48_000)
     var checksum = 0.0
-    let t = bestOf(runs) {
+    let t = medianOf(runs) {
         checksum += cref_render_sine(v, Int32(voices), &curve, 48_000, frames, 256, poly ? 1 : 0)
     }
     blackHole(checksum)
-    return (t.best * 1e9 / Double(voices * frames), t.all)
+    return (t.median * 1e9 / Double(voices * frames), t.all)
 }
 
 /// The same reference algorithm written in Swift (the language cost on identical work).
@@ -92,7 +92,7 @@ struct SwiftReference {
         let bus = UnsafeMutablePointer<Float>.allocate(capacity: 256)
         defer { bus.deallocate() }
         var checksum: Float = 0
-        let t = bestOf(runs) {
+        let t = medianOf(runs) {
             var start = 0
             while start < frames {
                 let count = min(256, frames - start)
@@ -106,6 +106,6 @@ struct SwiftReference {
             }
         }
         blackHole(checksum)
-        return (t.best * 1e9 / Double(voices * frames), t.all)
+        return (t.median * 1e9 / Double(voices * frames), t.all)
     }
 }

@@ -5,15 +5,15 @@ import Darwin
 #endif
 import ToneShaperCore
 
-// toneshaper-bench [--runs N] [--seconds S] [--dense-seconds S] [--quick] [--only a,b,c]
-//                  [--waves sine,saw] [--voices 64,256]
-//   a: held sine / band-limited saw voices through Engine.render   b: dense performance (OfflineRenderer)
-//   c: C reference vs Swift
+// toneshaper-bench [--runs N] [--seconds S] [--dense-seconds S] [--quick] [--only a,b,c,d]
+//                  [--waves sine,saw,fourier] [--voices 64,256,1024]
+//   a: held sine / band-limited saw / Fourier saw voices through Engine.render
+//   b: dense performance (OfflineRenderer)   c: C reference vs Swift   d: aliasing floor of the band-limited waves
 
 var runs = 5, seconds = 10.0, denseSeconds = 30.0
-var only: Set<String> = ["a", "b", "c"]
-var waveFilter: Set<String> = ["sine", "saw"]
-var voiceCounts = [64, 256]
+var only: Set<String> = ["a", "b", "c", "d"]
+var waveFilter: Set<String> = ["sine", "saw", "fourier"]
+var voiceCounts = [64, 256, 1024]
 var args = CommandLine.arguments.dropFirst()
 while let a = args.popFirst() {
     switch a {
@@ -25,7 +25,7 @@ while let a = args.popFirst() {
     case "--quick": runs = 2; seconds = 2; denseSeconds = 5
     case "--only": only = Set((args.popFirst() ?? "").split(separator: ",").map(String.init))
     case "-h", "--help":
-        print("usage: toneshaper-bench [--runs N] [--seconds S] [--dense-seconds S] [--quick] [--only a,b,c] [--waves sine,saw] [--voices 64,256]")
+        print("usage: toneshaper-bench [--runs N] [--seconds S] [--dense-seconds S] [--quick] [--only a,b,c,d] [--waves sine,saw,fourier] [--voices 64,256,1024]")
         exit(0)
     default:
         print("toneshaper-bench: unknown argument \(a)"); exit(2)
@@ -51,7 +51,7 @@ func record(_ figure: String, _ fields: [(String, String)]) {
 }
 func runsText(_ all: [Double]) -> String { all.map { fmt($0 * 1000, 1) }.joined(separator: "/") + " ms" }
 
-print("ToneShaper benchmark — release build, 48 kHz, 256-frame blocks, best of \(runs) runs")
+print("ToneShaper benchmark — release build, 48 kHz, 256-frame blocks, median of \(runs) runs")
 print("(held-voice figures: \(fmt(seconds, 1)) s of audio per run; dense: \(fmt(denseSeconds, 1)) s)")
 print("")
 
@@ -59,17 +59,18 @@ var engineSine64 = 0.0
 if only.contains("a") {
     print("a. Held voices through Engine.render (all engine costs, pool = voices, 16 channels, echo off)")
     print("   " + pad("workload", 28) + lpad("ns/voice-sample", 16) + lpad("voices/core", 13) + lpad("allocs", 8) + "   runs")
-    for (name, program) in [("sine", 0), ("band-limited saw", 1)] where waveFilter.contains(program == 0 ? "sine" : "saw") {
+    for (name, program, key) in [("sine", 0, "sine"), ("band-limited saw", 1, "saw"), ("Fourier saw, 10 terms", 3, "fourier")]
+        where waveFilter.contains(key) {
         for voices in voiceCounts {
             let r = benchHeld(wave: program, voices: voices, seconds: seconds, runs: runs)
             if program == 0 && voices == 64 { engineSine64 = r.nsPerVoiceSample }
             print("   " + pad("\(name), \(voices) voices", 28) + lpad(fmt(r.nsPerVoiceSample), 16)
                   + lpad(fmt(r.voicesPerCore, 0), 13) + lpad(String(r.allocations), 8) + "   " + runsText(r.all))
-            let key = program == 0 ? "sine" : "blsaw"
+            let figure = ["sine": "sine", "saw": "blsaw", "fourier": "fouriersaw"][key]!
             var fields = [("ns_per_voice_sample", fmt(r.nsPerVoiceSample, 3)), ("voices_per_core", fmt(r.voicesPerCore, 0)),
                           ("voices", "\(voices)"), ("frames", "\(r.frames)"), ("allocations", "\(r.allocations)")]
             if program == 0 { fields.append(("target_ns", "10")); fields.append(("meets_target", r.nsPerVoiceSample <= 10 ? "yes" : "no")) }
-            record("held_\(key)_\(voices)", fields)
+            record("held_\(figure)_\(voices)", fields)
         }
     }
     print("   voices/core = 1e9 / (ns per voice-sample × 48000): voices one core sustains in real time (no headroom).")
@@ -80,7 +81,7 @@ if only.contains("b") {
     print("b. Dense performance through OfflineRenderer (64 held voices, band-limited saw, echo on via CC 91,")
     print("   chord changes every second per channel, pitch bends, pool 128; every cost included)")
     let d = benchDense(seconds: denseSeconds, runs: runs)
-    print("   ×real-time: \(fmt(d.realTime, 1))   (target ≥ 20×)        render time: \(fmt(d.best, 3)) s for \(fmt(d.seconds, 0)) s of audio")
+    print("   ×real-time: \(fmt(d.realTime, 1))   (target ≥ 20×)        render time: \(fmt(d.median, 3)) s for \(fmt(d.seconds, 0)) s of audio")
     print("   ns per voice-sample: \(fmt(d.nsPerVoiceSample))   (target ≤ 15; average sounding voices \(fmt(d.averageVoices, 1)))")
     print("   allocations during the render: \(d.allocations) (OfflineRenderer's sort/event list, not Engine.render); stolen voices: \(d.stolen)")
     print("   runs: " + runsText(d.all))
@@ -88,13 +89,13 @@ if only.contains("b") {
     let cores = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
     if cores > 1 {
         let p = benchDense(seconds: denseSeconds, runs: runs, threads: cores)
-        print("   on \(cores) threads: ×real-time \(fmt(p.realTime, 1)), \(fmt(d.best / p.best, 2))× the one-thread speed (target ≥ 1.8× on 2 cores); runs: " + runsText(p.all))
+        print("   on \(cores) threads: ×real-time \(fmt(p.realTime, 1)), \(fmt(d.median / p.median, 2))× the one-thread speed (target ≥ 1.8× on 2 cores); runs: " + runsText(p.all))
         record("dense_blsaw_echo_64_threads", [("threads", "\(cores)"), ("x_realtime", fmt(p.realTime, 2)),
-                                               ("speedup", fmt(d.best / p.best, 3)), ("allocations", "\(p.allocations)")])
+                                               ("speedup", fmt(d.median / p.median, 3)), ("allocations", "\(p.allocations)")])
     }
     record("dense_blsaw_echo_64", [("x_realtime", fmt(d.realTime, 2)), ("ns_per_voice_sample", fmt(d.nsPerVoiceSample, 3)),
                                    ("average_voices", fmt(d.averageVoices, 2)), ("audio_seconds", fmt(d.seconds, 1)),
-                                   ("render_seconds", fmt(d.best, 4)), ("allocations", "\(d.allocations)"),
+                                   ("render_seconds", fmt(d.median, 4)), ("allocations", "\(d.allocations)"),
                                    ("target_x_realtime", "20"), ("meets_target", d.realTime >= 20 && d.nsPerVoiceSample <= 15 ? "yes" : "no")])
     print("")
 }
@@ -122,8 +123,24 @@ if only.contains("c") {
     print("")
 }
 
-print("Timing: wall clock (CLOCK_MONOTONIC), best run; the process was off-CPU for \(fmt(100 * timingLog.worstBestOffCPU, 1)) % of")
-print("the worst 'best run' (wall vs. thread CPU time): above a few % the machine was busy and figures are pessimistic.")
+if only.contains("d") {
+    print("d. Aliasing floor of the band-limited waves: steady notes every sixth of an octave, 20 Hz–20 kHz,")
+    print("   all energy off the harmonics re the fundamental (the measurement AliasingFloorTests gates at −96 dB)")
+    for (name, wave, key) in [("saw", WaveType.bandLimitedSawtooth, "saw"), ("square", .bandLimitedSquare, "square"),
+                              ("triangle", .bandLimitedTriangle, "triangle")] {
+        var line = "   " + pad(name, 10)
+        for rate in [44_100.0, 48_000] {
+            let w = AliasingFloor.worst(wave: wave, rate: rate)
+            line += "  \(Int(rate)) Hz: worst \(fmt(w.db, 1)) dB (at \(Int(w.frequency.rounded())) Hz)"
+            record("aliasing_floor_\(key)_\(Int(rate))", [("worst_db", fmt(w.db, 2)), ("at_hz", fmt(w.frequency, 1))])
+        }
+        print(line)
+    }
+    print("")
+}
+
+print("Timing: wall clock (CLOCK_MONOTONIC), median run; the process was off-CPU for \(fmt(100 * timingLog.worstBestOffCPU, 1)) % of")
+print("the worst median run (wall vs. thread CPU time): above a few % the machine was busy and figures are pessimistic.")
 print("")
 print("Summary (machine-readable):")
 for line in summary.lines { print(line) }

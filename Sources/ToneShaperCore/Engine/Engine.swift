@@ -1,3 +1,4 @@
+import Synchronization
 import ToneShaperMIDI
 
 /// The instrument: renders stereo audio from timestamped events, sample-accurately.
@@ -40,9 +41,16 @@ public final class Engine: @unchecked Sendable {
     /// Per thread (the engine's own first): the voice render loops' scratch buffers.
     let scratches: UnsafeMutablePointer<VoiceScratch>
     public let threadCount: Int
-    /// Which thread renders each part's voices and bus in the current block (see `RenderCrew`).
-    let partOwner: UnsafeMutablePointer<Int>
-    let ownerLoad: UnsafeMutablePointer<Int>
+    /// The current block's work list (see `Engine+Shares`): audible parts, heaviest first, and
+    /// each part's sounding voices in pool order (`partVoices[partVoiceStart[p] ..< partVoiceStart[p + 1]]`).
+    let partOrder: UnsafeMutablePointer<Int>
+    var partOrderCount = 0
+    let partVoiceStart: UnsafeMutablePointer<Int>
+    let partVoices: UnsafeMutablePointer<Int>
+    /// The next entry of `partOrder` to be claimed by a thread.
+    let nextPart = Atomic<Int>(0)
+    /// Parts rendered by the helper threads so far.
+    let helperParts = Atomic<Int>(0)
     /// The helper threads when `configuration.threads` > 1.
     var crew: RenderCrew?
     /// The block being rendered, for the crew's shares.
@@ -103,10 +111,12 @@ public final class Engine: @unchecked Sendable {
         threadCount = max(1, configuration.threads)
         scratches = .allocate(capacity: threadCount)
         for t in 0..<threadCount { (scratches + t).initialize(to: VoiceScratch(capacity: maxBlock)) }
-        partOwner = .allocate(capacity: 16)
-        partOwner.initialize(repeating: 0, count: 16)
-        ownerLoad = .allocate(capacity: threadCount)
-        ownerLoad.initialize(repeating: 0, count: threadCount)
+        partOrder = .allocate(capacity: 16)
+        partOrder.initialize(repeating: 0, count: 16)
+        partVoiceStart = .allocate(capacity: 17)
+        partVoiceStart.initialize(repeating: 0, count: 17)
+        partVoices = .allocate(capacity: max(1, configuration.voices))
+        partVoices.initialize(repeating: 0, count: max(1, configuration.voices))
         tablesOwner = BandLimitedTables.shared
         tables = tablesOwner.storage
         partRatio = .allocate(capacity: 16)
@@ -140,13 +150,13 @@ public final class Engine: @unchecked Sendable {
         }
     }
 
-    /// Block shares the helper threads have rendered so far (0 with one thread): proof they work.
-    public var helperShares: Int { crew?.shares ?? 0 }
+    /// Parts the helper threads have rendered so far (0 with one thread): proof they work.
+    public var helperShares: Int { helperParts.load(ordering: .relaxed) }
 
     deinit {
         crew?.stop()
         for t in 0..<threadCount { scratches[t].deallocate() }
-        scratches.deinitialize(count: threadCount); scratches.deallocate(); partOwner.deallocate(); ownerLoad.deallocate()
+        scratches.deinitialize(count: threadCount); scratches.deallocate(); partOrder.deallocate(); partVoiceStart.deallocate(); partVoices.deallocate()
         for i in 0..<presets.count { installed[i]?.deallocate() }
         installed.deallocate()
         for i in 0..<slotCount { slots[i].deallocate() }
@@ -239,8 +249,8 @@ public final class Engine: @unchecked Sendable {
         right.update(repeating: 0, count: count)
         jobCount = count
         jobIntoPeriod = intoPeriod
+        listParts()
         if let crew {
-            assignParts()
             crew.run { renderShare(0) }
         } else {
             renderShare(0)
@@ -266,49 +276,6 @@ public final class Engine: @unchecked Sendable {
         }
         dcLeft = (xl, yl); dcRight = (xr, yr)
         clippedSamples += clipped
-    }
-
-    /// Gives each sounding part to a thread, the part with the most voices to the least loaded
-    /// thread first (a greedy balance; which thread renders a part never changes the output).
-    func assignParts() {
-        ownerLoad.update(repeating: 0, count: threadCount)
-        var placed = 0
-        var taken: UInt32 = 0
-        while placed < 16 {
-            // The heaviest part not yet placed (ties: lowest channel), so the greedy balance holds up.
-            var heaviest = -1
-            for p in 0..<16 where taken & (1 << UInt32(p)) == 0 {
-                if heaviest < 0 || parts[p].activeVoices > parts[heaviest].activeVoices { heaviest = p }
-            }
-            taken |= 1 << UInt32(heaviest)
-            placed += 1
-            guard parts[heaviest].audible else { partOwner[heaviest] = 0; continue }
-            var lightest = 0
-            for t in 1..<threadCount where ownerLoad[t] < ownerLoad[lightest] { lightest = t }
-            partOwner[heaviest] = lightest
-            ownerLoad[lightest] += max(1, parts[heaviest].activeVoices)
-        }
-    }
-
-    /// One thread's share of a block: the voices of the parts it owns, into their buses, then
-    /// those buses' gain and echo. With one thread, share 0 is everything.
-    func renderShare(_ t: Int) {
-        let count = jobCount, intoPeriod = jobIntoPeriod
-        let solo = threadCount == 1
-        for p in 0..<16 where parts[p].audible && (solo || partOwner[p] == t) {
-            (buses + p * maxBlock).update(repeating: 0, count: count)
-        }
-        let scratch = scratches[t]
-        for i in 0..<voiceCount where voices[i].stage != .idle && (solo || partOwner[voices[i].part] == t) {
-            let v = voices + i
-            let p = v.pointee.part
-            v.pointee.render(count: count, intoPeriod: intoPeriod, slot: slots + v.pointee.slot, ratio: v.pointee.noteRatio * partRatio[p],
-                             halfStep: halfStep, scratch: scratch, tables: tables,
-                             nyquistReciprocal: nyquistReciprocal, into: buses + p * maxBlock)
-        }
-        for p in 0..<16 where parts[p].audible && (solo || partOwner[p] == t) {
-            processPart(p, count: count)
-        }
     }
 
     /// A part's bus: gain (ramped), then echo; and whether it is still carrying sound.
@@ -363,8 +330,9 @@ public final class Engine: @unchecked Sendable {
         var n = 0
         while n + 8 <= count {
             let v = UnsafeRawPointer(x + n).loadUnaligned(as: SIMD8<Float>.self)
-            high = pointwiseMax(high, v)
-            low = pointwiseMin(low, v)
+            // (Selects, not the stdlib's pointwiseMax/Min: those are generic calls, not inlined.)
+            high = high.replacing(with: v, where: v .> high)
+            low = low.replacing(with: v, where: v .< low)
             n += 8
         }
         var result = max(high.max(), -low.min())

@@ -6,13 +6,10 @@ import Glibc
 import Musl
 #endif
 
-/// Threads that render some parts' voices and buses while the engine's own thread renders the rest.
+/// Threads that render some parts' voices and buses while the engine's own thread renders the rest
+/// (what a share is: `Engine+Shares`).
 ///
-/// Why this split: a dense performance spends its time in voices, and parts (MIDI channels) are
-/// independent until the mix. Each part's bus is rendered by exactly one thread, its voices summed
-/// in pool order as always, and the buses are mixed in channel order afterwards on the engine's
-/// thread — so the output is bit-identical whatever the number of threads or which thread got which
-/// part. Hand-off is two atomic counters (start generation, finished count) with spinning, because
+/// Hand-off is two atomic counters (start generation, finished count) with spinning, because
 /// a block is tens of microseconds of work: a lock or a wake-up through the kernel would cost more
 /// than it saves. A worker that sees no work for a few hundred microseconds naps 50 µs at a time, so
 /// an idle engine (or a live one between periods) does not hold a core. Nothing here allocates or locks once the threads run.
@@ -22,7 +19,6 @@ final class RenderCrew: @unchecked Sendable {
     private let generation = Atomic<Int>(0)
     private let finished = Atomic<Int>(0)
     private let stopping = Atomic<Bool>(false)
-    private let done = Atomic<Int>(0)
     private var threads: [pthread_t] = []
 
     /// Starts `helpers` threads that call `share(k)` (k = 1...helpers) for every `run()`.
@@ -65,9 +61,6 @@ final class RenderCrew: @unchecked Sendable {
         init(crew: RenderCrew, index: Int, share: @escaping (Int) -> Void) { self.crew = crew; self.index = index; self.share = share }
     }
 
-    /// Shares the helpers have rendered so far.
-    var shares: Int { done.load(ordering: .relaxed) }
-
     /// Ends and joins the threads. Call before the engine goes away.
     func stop() {
         stopping.store(true, ordering: .releasing)
@@ -105,7 +98,6 @@ final class RenderCrew: @unchecked Sendable {
             }
             seen = current
             share(index)
-            done.wrappingAdd(1, ordering: .relaxed)
             finished.wrappingAdd(1, ordering: .releasing)
         }
     }

@@ -1,0 +1,60 @@
+/// How a block's voices are shared between threads: parts (MIDI channels) are independent until
+/// the mix, so each audible part — its voices summed into its bus in pool order, then its gain and
+/// echo — is one piece of work. Threads claim parts from a list, heaviest first, until none is left:
+/// whichever thread is free takes the next part, so a thread held up by the serial work between
+/// blocks (events, control ticks, the mix) simply takes fewer. Who renders a part never changes
+/// its bus, and the buses are mixed in channel order, so the output is the same bit for bit.
+extension Engine {
+    /// Builds the block's work list: the sounding voices of each part in pool order, and the
+    /// audible parts by voice count, most first (a long part started last would finish last).
+    func listParts() {
+        let start = partVoiceStart
+        start.update(repeating: 0, count: 17)
+        for i in 0..<voiceCount where voices[i].stage != .idle { start[voices[i].part + 1] += 1 }
+        for p in 0..<16 { start[p + 1] += start[p] }
+        // Fill in pool order, using `partOrder` as the per-part cursor for a moment.
+        for p in 0..<16 { partOrder[p] = start[p] }
+        for i in 0..<voiceCount where voices[i].stage != .idle {
+            let p = voices[i].part
+            partVoices[partOrder[p]] = i
+            partOrder[p] += 1
+        }
+        var count = 0
+        for p in 0..<16 where parts[p].audible {
+            // Insertion by voice count (stable: channel order among equals).
+            let weight = start[p + 1] - start[p]
+            var k = count
+            while k > 0 && start[partOrder[k - 1] + 1] - start[partOrder[k - 1]] < weight {
+                partOrder[k] = partOrder[k - 1]
+                k -= 1
+            }
+            partOrder[k] = p
+            count += 1
+        }
+        partOrderCount = count
+        nextPart.store(0, ordering: .relaxed)
+    }
+
+    /// Thread `t`'s part of a block (t = 0 is the engine's own thread): claims parts from the list
+    /// until none is left. With one thread, that is every part.
+    func renderShare(_ t: Int) {
+        let count = jobCount, intoPeriod = jobIntoPeriod
+        let scratch = scratches[t]
+        while true {
+            let k = nextPart.wrappingAdd(1, ordering: .relaxed).oldValue
+            if k >= partOrderCount { break }
+            let p = partOrder[k]
+            let bus = buses + p * maxBlock
+            bus.update(repeating: 0, count: count)
+            let ratio = partRatio[p]
+            for j in partVoiceStart[p]..<partVoiceStart[p + 1] {
+                let v = voices + partVoices[j]
+                v.pointee.render(count: count, intoPeriod: intoPeriod, slot: slots + v.pointee.slot, ratio: v.pointee.noteRatio * ratio,
+                                 halfStep: halfStep, scratch: scratch, tables: tables,
+                                 nyquistReciprocal: nyquistReciprocal, into: bus)
+            }
+            processPart(p, count: count)
+            if t > 0 { helperParts.wrappingAdd(1, ordering: .relaxed) }
+        }
+    }
+}
