@@ -23,7 +23,8 @@ median of the rounds and their range. ns per voice-sample = CPU time / (64 voice
 file's 30 s). ratio = the program's CPU time / ToneShaper saw's (one thread): > 1 means ToneShaper
 is faster.
 
-Usage: compare-peers.py TONESHAPER [--rounds N] [--seconds S]   (needs csound, fluidsynth, a .sf2)
+Usage: compare-peers.py TONESHAPER [--rounds N] [--seconds S] [--baseline OTHER_TONESHAPER]
+(needs csound, fluidsynth, a .sf2; --baseline adds another build's saw and sine renders to every round)
 """
 import argparse
 import json
@@ -101,6 +102,7 @@ def main():
     parser.add_argument("toneshaper")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seconds", type=int, default=30)
+    parser.add_argument("--baseline", help="another toneshaper build to time in the same rounds")
     args = parser.parse_args()
     for tool in ("csound", "fluidsynth"):
         if shutil.which(tool) is None:
@@ -134,6 +136,12 @@ def main():
             ("fluidsynth", ["fluidsynth", "-ni", "-R", "0", "-C", "0", "-r", "48000", "-F", os.path.join(work, "fs.wav"),
                             soundfont(), midi], "fs.wav"),
         ]
+        if args.baseline:
+            old = [args.baseline] + ts[1:]
+            programs[3:3] = [
+                ("baseline saw", old + ["-o", os.path.join(work, "bs.wav"), "--preset", "article-curve", "--threads", "1"], "bs.wav"),
+                ("baseline sine", old + ["-o", os.path.join(work, "bss.wav"), "--preset", sine_path, "--threads", "1"], "bss.wav"),
+            ]
         cpu = {name: [] for name, _, _ in programs}
         wall = {name: [] for name, _, _ in programs}
         for _ in range(args.rounds):
@@ -145,7 +153,7 @@ def main():
         base = statistics.median(cpu["toneshaper saw"])
         print(f"Same notes ({args.seconds} s, 64 voices, 48 kHz WAV), CPU time of the whole render, "
               f"median of {args.rounds} interleaved rounds [range]")
-        print(f"{'program':34} {'audio s':>8} {'CPU s':>22} {'ns/voice-sample':>24} {'ratio':>7}")
+        print(f"{'program':34} {'audio s':>8} {'CPU s':>22} {'ns/voice-sample':>24} {'ratio':>7} {'wall s':>8}")
         bench = []
         for name, _, output in programs:
             c = cpu[name]
@@ -153,13 +161,15 @@ def main():
             ns = [x * 1e9 / voice_samples for x in c]
             audio = audio_seconds(os.path.join(work, output))
             print(f"{name:34} {audio:8.1f} {med:8.3f} [{min(c):.3f}-{max(c):.3f}] "
-                  f"{statistics.median(ns):10.2f} [{min(ns):.2f}-{max(ns):.2f}] {med / base:7.2f}")
+                  f"{statistics.median(ns):10.2f} [{min(ns):.2f}-{max(ns):.2f}] {med / base:7.2f} "
+                  f"{statistics.median(wall[name]):8.3f}")
             key = name.replace(" ", "_").replace(",", "").replace("=", "")
             bench.append(f"BENCH figure=peer program={key} cpu_s={med:.4f} cpu_min={min(c):.4f} cpu_max={max(c):.4f} "
                          f"wall_s={statistics.median(wall[name]):.4f} ns_per_voice_sample={statistics.median(ns):.3f} "
                          f"audio_s={audio:.2f} ratio={med / base:.3f}")
-        print("ratio = CPU time / ToneShaper saw's (one thread); > 1: ToneShaper is faster. Output lengths differ a "
-              "little (FluidSynth renders until its voices have died away).")
+        print("ratio = CPU time / ToneShaper saw's (one thread); > 1: ToneShaper is faster. wall = elapsed time (with "
+              "threads: less than the CPU time). Output lengths differ a little (FluidSynth renders until its voices "
+              "have died away).")
         print("\n".join(bench))
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -13,9 +13,12 @@ import Darwin
 
 /// Runs `body` `runs` times and returns the median elapsed time in seconds (what a figure quoted
 /// from one run should be: not the luckiest run), plus every run's time for the range.
-func medianOf(_ runs: Int, _ body: () -> Void) -> (median: Double, all: [Double]) {
+/// `prepare` runs before each timed run, untimed (e.g. a fresh engine, so that idle helper threads
+/// of earlier runs' engines are not napping and waking beside the timed one).
+func medianOf(_ runs: Int, prepare: () -> Void = {}, _ body: () -> Void) -> (median: Double, all: [Double]) {
     var all: [Double] = [], cpu: [Double] = []
     for _ in 0..<max(1, runs) {
+        prepare()
         let c0 = threadCPUNanoseconds()
         let t0 = monotonicNanoseconds()
         body()

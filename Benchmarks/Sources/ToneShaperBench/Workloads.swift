@@ -133,19 +133,19 @@ func benchDense(seconds: Double, runs: Int, program: Int = 1, threads: Int = 1) 
     let frames = Int(seconds * rate)
     var voiceSamples = 0.0, allocations: Int64 = 0, stolen = 0
     var checksum: Float = 0
-    // Each run builds a fresh engine (untimed) and renders the whole performance (timed).
-    var engines: [Engine] = []
-    for _ in 0..<max(1, runs) {
+    // Each run builds a fresh engine (untimed; the last one is let go first, so no idle helper
+    // thread of an earlier run wakes beside this one) and renders the whole performance (timed).
+    var engine: Engine?
+    let timing = medianOf(runs, prepare: {
+        engine = nil
         var config = EngineConfiguration(sampleRate: rate, voices: 128)
         config.maxBlock = 256
         config.threads = threads
         config.channelPresets = Array(repeating: program, count: 16)
         config.masterGain = 0.1
-        engines.append(Engine(library: BenchShapes.library, configuration: config))
-    }
-    var run = 0
-    let timing = medianOf(runs) {
-        let engine = engines[run]; run += 1
+        engine = Engine(library: BenchShapes.library, configuration: config)
+    }) {
+        let engine = engine!
         let renderer = OfflineRenderer(engine: engine, blockFrames: 256)
         var samples = 0.0
         bench_alloc_start()
@@ -157,6 +157,7 @@ func benchDense(seconds: Double, runs: Int, program: Int = 1, threads: Int = 1) 
         voiceSamples = samples
         stolen = engine.stolenVoices
     }
+    engine = nil
     blackHole(checksum)
     return DenseResult(seconds: seconds, median: timing.median, all: timing.all, voiceSamples: voiceSamples,
                        allocations: allocations, stolen: stolen)

@@ -43,8 +43,14 @@ struct Part {
     var quietFrames = 0
     var echo: EchoLine
 
-    /// Equal-power gains for the current pan position: the end of the next pan ramp.
+    /// The pan position `panLeft`/`panRight` were computed for (NaN: none yet).
+    var aimedPan = Double.nan
+
+    /// Equal-power gains for the current pan position: the end of the next pan ramp. Computed only
+    /// when the position moved (this runs every control period for every sounding part).
     mutating func aimPan() {
+        guard pan != aimedPan else { return }
+        aimedPan = pan
         let angle = (pan + 1) * Double.pi / 4
         panLeft = Float(_cos(angle))
         panRight = Float(_sin(angle))
