@@ -36,25 +36,34 @@ extension Engine {
     }
 
     /// Thread `t`'s part of a block (t = 0 is the engine's own thread): claims parts from the list
-    /// until none is left. With one thread, that is every part.
+    /// until none is left. With one thread, that is every part, in order, with no atomic claim (a
+    /// locked instruction per part stalls the pipeline for nothing).
     func renderShare(_ t: Int) {
-        let count = jobCount, intoPeriod = jobIntoPeriod
-        let scratch = scratches[t]
+        if crew == nil {
+            for k in 0..<partOrderCount { renderPart(partOrder[k], thread: t) }
+            return
+        }
         while true {
             let k = nextPart.wrappingAdd(1, ordering: .relaxed).oldValue
             if k >= partOrderCount { break }
-            let p = partOrder[k]
-            let bus = buses + p * maxBlock
-            bus.update(repeating: 0, count: count)
-            let ratio = partRatio[p]
-            for j in partVoiceStart[p]..<partVoiceStart[p + 1] {
-                let v = voices + partVoices[j]
-                v.pointee.render(count: count, intoPeriod: intoPeriod, slot: slots + v.pointee.slot, ratio: v.pointee.noteRatio * ratio,
-                                 halfStep: halfStep, scratch: scratch, tables: tables,
-                                 nyquistReciprocal: nyquistReciprocal, into: bus)
-            }
-            processPart(p, count: count)
+            renderPart(partOrder[k], thread: t)
             if t > 0 { helperParts.wrappingAdd(1, ordering: .relaxed) }
         }
+    }
+
+    /// One part's voices into its bus, in pool order, then its gain and echo.
+    @inline(__always) func renderPart(_ p: Int, thread t: Int) {
+        let count = jobCount, intoPeriod = jobIntoPeriod
+        let bus = buses + p * maxBlock
+        bus.update(repeating: 0, count: count)
+        let ratio = partRatio[p]
+        let scratch = scratches[t]
+        for j in partVoiceStart[p]..<partVoiceStart[p + 1] {
+            let v = voices + partVoices[j]
+            v.pointee.render(count: count, intoPeriod: intoPeriod, slot: slots + v.pointee.slot, ratio: v.pointee.noteRatio * ratio,
+                             halfStep: halfStep, scratch: scratch, tables: tables,
+                             nyquistReciprocal: nyquistReciprocal, into: bus)
+        }
+        processPart(p, count: count)
     }
 }
