@@ -71,6 +71,11 @@ public final class BandLimitedTables: @unchecked Sendable {
         for (w, type) in [WaveType.bandLimitedSquare, .bandLimitedTriangle, .bandLimitedSawtooth].enumerated() {
             let spectrum = BandLimitedSpectrum(type)!
             acc.update(repeating: 0, count: n)
+            // A sum of sines is odd about 0 and ½ (the second half is the first negated); with odd
+            // partials only (square, triangle) each half is also even about ¼. So only the first
+            // half, or quarter, is summed, and the snapshot mirrors it: a half or a quarter of the work.
+            let oddOnly = type != .bandLimitedSawtooth
+            let summed = oddOnly ? n / 4 : n / 2
             // Add partials upwards and snapshot each level as its count is reached (fewest partials first).
             var k = 0
             for level in (0..<Self.levelCount).reversed() {
@@ -81,14 +86,18 @@ public final class BandLimitedTables: @unchecked Sendable {
                     if a == 0 { continue }
                     var index = 0
                     var j = 0
-                    while j < n {
+                    while j <= summed {
                         acc[j] += a * sineTable[index]
                         index = (index &+ k) & mask
                         j &+= 1
                     }
                 }
                 let row = full + level * n
-                for j in 0..<n { row[j] = Float(acc[j]) }
+                for j in 0...summed { row[j] = Float(acc[j]) }
+                if oddOnly { for j in 1..<(n / 4) { row[n / 2 - j] = row[j] } }
+                row[n / 2] = 0
+                for j in 1..<(n / 2) { row[n - j] = -row[j] }
+                row[0] = 0
             }
             // Each level at its own resolution: every (n / size)-th point of the full cycle.
             for level in 0..<Self.levelCount {

@@ -138,6 +138,21 @@ extension Voice {
 
         var n = 0
         while n < count {
+            if !perSample && (intoPeriod + n) & 7 == 0 {
+                // A steady voice, whole groups well inside the segment: two groups per step, so
+                // their dependent chains (phase, wave, mix) overlap. The same lanes as below.
+                while n + 16 <= count && at.k + 16 < at.boundary {
+                    let lane0 = SIMD8<Double>(repeating: Double(at.j)) + lanes, lane1 = lane0 + 8
+                    let phases0 = at.anchorPhase + lane0 * (at.c1 + lane0 * at.c2)
+                    let phases1 = at.anchorPhase + lane1 * (at.c1 + lane1 * at.c2)
+                    if S.groups { sink.choose(frequency: at.anchorFrequency + Double(at.j) * at.df) }
+                    sink.put(n, 8, phases: phases0, gains: steadyGain)
+                    if S.groups { sink.choose(frequency: at.anchorFrequency + Double(at.j + 8) * at.df) }
+                    sink.put(n + 8, 8, phases: phases1, gains: steadyGain)
+                    at.k &+= 16; at.j &+= 16; n &+= 16
+                }
+                if n >= count { break }
+            }
             let into = (intoPeriod + n) & 7
             let m = min(count - n, 8 - into)
             if S.groups && into == 0 { sink.choose(frequency: at.anchorFrequency + Double(at.j) * at.df) }
