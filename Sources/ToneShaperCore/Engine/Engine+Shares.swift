@@ -5,26 +5,23 @@
 /// blocks (events, control ticks, the mix) simply takes fewer. Who renders a part never changes
 /// its bus, and the buses are mixed in channel order, so the output is the same bit for bit.
 extension Engine {
-    /// Builds the block's work list: the sounding voices of each part in pool order, and the
-    /// audible parts by voice count, most first (a long part started last would finish last).
+    /// Builds the block's work list in one pass over the pool: each part's sounding voices in pool
+    /// order (a row of `voiceCount` slots per part), then the audible parts by voice count, most
+    /// first (a long part started last would finish last).
     func listParts() {
-        let start = partVoiceStart
-        start.update(repeating: 0, count: 17)
-        for i in 0..<voiceCount where voices[i].stage != .idle { start[voices[i].part + 1] += 1 }
-        for p in 0..<16 { start[p + 1] += start[p] }
-        // Fill in pool order, using `partOrder` as the per-part cursor for a moment.
-        for p in 0..<16 { partOrder[p] = start[p] }
+        let counts = partVoiceCount, rows = partVoices, stride = voiceCount
+        counts.update(repeating: 0, count: 16)
         for i in 0..<voiceCount where voices[i].stage != .idle {
             let p = voices[i].part
-            partVoices[partOrder[p]] = i
-            partOrder[p] += 1
+            rows[p * stride + counts[p]] = i
+            counts[p] += 1
         }
         var count = 0
         for p in 0..<16 where parts[p].audible {
             // Insertion by voice count (stable: channel order among equals).
-            let weight = start[p + 1] - start[p]
+            let weight = counts[p]
             var k = count
-            while k > 0 && start[partOrder[k - 1] + 1] - start[partOrder[k - 1]] < weight {
+            while k > 0 && counts[partOrder[k - 1]] < weight {
                 partOrder[k] = partOrder[k - 1]
                 k -= 1
             }
@@ -58,8 +55,9 @@ extension Engine {
         bus.update(repeating: 0, count: count)
         let ratio = partRatio[p]
         let scratch = scratches[t]
-        for j in partVoiceStart[p]..<partVoiceStart[p + 1] {
-            let v = voices + partVoices[j]
+        let row = partVoices + p * voiceCount
+        for j in 0..<partVoiceCount[p] {
+            let v = voices + row[j]
             v.pointee.render(count: count, intoPeriod: intoPeriod, slot: slots + v.pointee.slot, ratio: v.pointee.noteRatio * ratio,
                              halfStep: halfStep, scratch: scratch, tables: tables,
                              nyquistReciprocal: nyquistReciprocal, into: bus)

@@ -42,10 +42,10 @@ public final class Engine: @unchecked Sendable {
     let scratches: UnsafeMutablePointer<VoiceScratch>
     public let threadCount: Int
     /// The current block's work list (see `Engine+Shares`): audible parts, heaviest first, and
-    /// each part's sounding voices in pool order (`partVoices[partVoiceStart[p] ..< partVoiceStart[p + 1]]`).
+    /// each part's sounding voices in pool order (`partVoices[p · voiceCount ..< + partVoiceCount[p]]`).
     let partOrder: UnsafeMutablePointer<Int>
     var partOrderCount = 0
-    let partVoiceStart: UnsafeMutablePointer<Int>
+    let partVoiceCount: UnsafeMutablePointer<Int>
     let partVoices: UnsafeMutablePointer<Int>
     /// The next entry of `partOrder` to be claimed by a thread.
     let nextPart = Atomic<Int>(0)
@@ -113,10 +113,10 @@ public final class Engine: @unchecked Sendable {
         for t in 0..<threadCount { (scratches + t).initialize(to: VoiceScratch(capacity: maxBlock)) }
         partOrder = .allocate(capacity: 16)
         partOrder.initialize(repeating: 0, count: 16)
-        partVoiceStart = .allocate(capacity: 17)
-        partVoiceStart.initialize(repeating: 0, count: 17)
-        partVoices = .allocate(capacity: max(1, configuration.voices))
-        partVoices.initialize(repeating: 0, count: max(1, configuration.voices))
+        partVoiceCount = .allocate(capacity: 16)
+        partVoiceCount.initialize(repeating: 0, count: 16)
+        partVoices = .allocate(capacity: 16 * max(1, configuration.voices))
+        partVoices.initialize(repeating: 0, count: 16 * max(1, configuration.voices))
         tablesOwner = BandLimitedTables.shared
         tables = tablesOwner.storage
         partRatio = .allocate(capacity: 16)
@@ -156,7 +156,7 @@ public final class Engine: @unchecked Sendable {
     deinit {
         crew?.stop()
         for t in 0..<threadCount { scratches[t].deallocate() }
-        scratches.deinitialize(count: threadCount); scratches.deallocate(); partOrder.deallocate(); partVoiceStart.deallocate(); partVoices.deallocate()
+        scratches.deinitialize(count: threadCount); scratches.deallocate(); partOrder.deallocate(); partVoiceCount.deallocate(); partVoices.deallocate()
         for i in 0..<presets.count { installed[i]?.deallocate() }
         installed.deallocate()
         for i in 0..<slotCount { slots[i].deallocate() }
