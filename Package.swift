@@ -34,6 +34,7 @@ let package = Package(
         .executable(name: "toneshaper", targets: ["toneshaper"]),
         .library(name: "ToneShaperCore", targets: ["ToneShaperCore"]),
         .library(name: "ToneShaperMIDI", targets: ["ToneShaperMIDI"]),
+        .library(name: "ToneShaperPlot", targets: ["ToneShaperPlot"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),

@@ -26,6 +26,7 @@ let package = Package(
             dependencies: [
                 .product(name: "ToneShaperCore", package: rootIdentity),
                 .product(name: "ToneShaperMIDI", package: rootIdentity),
+                .product(name: "ToneShaperPlot", package: rootIdentity),
                 "CReference", "CAllocCount",
             ]),
     ]

@@ -3,10 +3,12 @@ import Glibc
 #endif
 import ToneShaperCore
 import ToneShaperMIDI
+import ToneShaperPlot
 
 /// The aliasing floor of the band-limited waves, for the report: the measurement AliasingFloorTests
 /// gates on (steady notes on odd FFT bins, whole periods, no window; all energy off the harmonics
-/// re the fundamental), swept every sixth of an octave from 20 Hz to 20 kHz instead of every octave.
+/// re the fundamental), swept every sixth of an octave from 20 Hz to 20 kHz instead of every octave;
+/// the spectrum from ToneShaperPlot's FFT (Double).
 enum AliasingFloor {
     static let size = 32_768
 
@@ -35,39 +37,11 @@ enum AliasingFloor {
         let stereo = OfflineRenderer(engine: engine, blockFrames: 512)
             .renderAll([TimedMIDIMessage(frame: 0, message: .noteOn(channel: 0, note: 69, velocity: 127))],
                        totalFrames: settle + size)
-        var re = (0..<size).map { Double(stereo[2 * (settle + $0)]) }
-        var im = [Double](repeating: 0, count: size)
-        fft(&re, &im)
-        let magnitude = (0...(size / 2)).map { (re[$0] * re[$0] + im[$0] * im[$0]).squareRoot() }
+        let (re, im) = RealFFT(size: size).transform((0..<size).map { Double(stereo[2 * (settle + $0)]) })
+        let magnitude = re.indices.map { (re[$0] * re[$0] + im[$0] * im[$0]).squareRoot() }
         let lowest = Int((20 * Double(size) / rate).rounded(.up))  // below 20 Hz: the blocker's own tail
         var energy = 0.0
         for b in lowest..<magnitude.count where b % bin != 0 { energy += magnitude[b] * magnitude[b] }
         return 20 * log10(energy.squareRoot() / magnitude[bin])
-    }
-
-    /// In-place radix-2 FFT (size a power of two): enough for one analysis per note.
-    static func fft(_ re: inout [Double], _ im: inout [Double]) {
-        let n = re.count
-        var j = 0
-        for i in 1..<n {
-            var bit = n >> 1
-            while j & bit != 0 { j ^= bit; bit >>= 1 }
-            j |= bit
-            if i < j { re.swapAt(i, j); im.swapAt(i, j) }
-        }
-        var length = 2
-        while length <= n {
-            let angle = -2 * Double.pi / Double(length)
-            for start in stride(from: 0, to: n, by: length) {
-                for k in 0..<(length / 2) {
-                    let wr = cos(angle * Double(k)), wi = sin(angle * Double(k))
-                    let a = start + k, b = a + length / 2
-                    let tr = re[b] * wr - im[b] * wi, ti = re[b] * wi + im[b] * wr
-                    re[b] = re[a] - tr; im[b] = im[a] - ti
-                    re[a] += tr; im[a] += ti
-                }
-            }
-            length <<= 1
-        }
     }
 }

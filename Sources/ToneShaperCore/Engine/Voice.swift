@@ -78,8 +78,9 @@ struct Voice {
     var blendLevel = 0
     var blendWeight: Float = 0
 
-    /// The phase `steps` samples past the anchor, not wrapped: the one formula every sample's phase
-    /// comes from (the walk's lanes compute the same operations in the same order).
+    /// The phase `steps` samples past the anchor, not wrapped. The walk's lanes compute the same
+    /// operations in the same order (with the two coefficients hoisted), so an anchor settled here
+    /// carries on exactly where the walk left off.
     @inline(__always) func unwrappedPhase(steps j: Double, halfStep h: Double) -> Double {
         phase + j * (2 * h * frequency + j * (h * frequencyStep))
     }
