@@ -103,6 +103,19 @@ struct TableSink: VoiceSink {
         return q.evenHalf + q.oddHalf
     }
 
+    /// Four lanes' taps (a 4 × 4 block, transposed so each vector holds one tap of every lane)
+    /// against their cubic weights.
+    @inline(__always) func quad(_ a: SIMD4<Float>, _ b: SIMD4<Float>, _ c: SIMD4<Float>, _ d: SIMD4<Float>,
+                                _ w0: SIMD4<Float>, _ w1: SIMD4<Float>, _ w2: SIMD4<Float>, _ w3: SIMD4<Float>) -> SIMD4<Float> {
+        let ab0 = SIMD4<Float>(a.x, b.x, a.y, b.y), ab1 = SIMD4<Float>(a.z, b.z, a.w, b.w)
+        let cd0 = SIMD4<Float>(c.x, d.x, c.y, d.y), cd1 = SIMD4<Float>(c.z, d.z, c.w, d.w)
+        let t0 = SIMD4<Float>(lowHalf: ab0.lowHalf, highHalf: cd0.lowHalf)
+        let t1 = SIMD4<Float>(lowHalf: ab0.highHalf, highHalf: cd0.highHalf)
+        let t2 = SIMD4<Float>(lowHalf: ab1.lowHalf, highHalf: cd1.lowHalf)
+        let t3 = SIMD4<Float>(lowHalf: ab1.highHalf, highHalf: cd1.highHalf)
+        return (t0 * w0 + t1 * w1) + (t2 * w2 + t3 * w3)
+    }
+
     static var groups: Bool { true }
     @inline(__always) mutating func choose(frequency: Double) {
         let r = Float(frequency) * scale * 1.01
@@ -125,14 +138,12 @@ struct TableSink: VoiceSink {
         // Per lane, samples i−1 … i+2 of both levels, (rich, lean) pairs, in one 32-byte load,
         // blended into four taps; the taps gathered across lanes meet the lanes' cubic weights.
         // Lanes by constant index throughout: a loop over lanes would go through memory.
-        let a = taps(index[0]), b = taps(index[1]), c = taps(index[2]), d = taps(index[3])
-        let e = taps(index[4]), f = taps(index[5]), g = taps(index[6]), h = taps(index[7])
         let w = BandLimitedTables.cubicWeights(t)
-        let tap0 = SIMD8<Float>(a.x, b.x, c.x, d.x, e.x, f.x, g.x, h.x)
-        let tap1 = SIMD8<Float>(a.y, b.y, c.y, d.y, e.y, f.y, g.y, h.y)
-        let tap2 = SIMD8<Float>(a.z, b.z, c.z, d.z, e.z, f.z, g.z, h.z)
-        let tap3 = SIMD8<Float>(a.w, b.w, c.w, d.w, e.w, f.w, g.w, h.w)
-        let values = (tap0 * w.0 + tap1 * w.1) + (tap2 * w.2 + tap3 * w.3)
+        let low = quad(taps(index[0]), taps(index[1]), taps(index[2]), taps(index[3]),
+                       w.0.lowHalf, w.1.lowHalf, w.2.lowHalf, w.3.lowHalf)
+        let high = quad(taps(index[4]), taps(index[5]), taps(index[6]), taps(index[7]),
+                        w.0.highHalf, w.1.highHalf, w.2.highHalf, w.3.highHalf)
+        let values = SIMD8<Float>(lowHalf: low, highHalf: high)
         mix(values * gains, into: bus, at: n, count: m)
     }
 }
