@@ -42,6 +42,7 @@ enum Fixtures {
     static func engine(program: Int? = nil, voices: Int = 16, threads: Int = 1) -> Engine {
         var config = EngineConfiguration(sampleRate: 48_000, voices: voices)
         config.threads = threads
+        config.helpersJoinEveryBlock = true  // so the helper takes a share of every period, however light
         if let program, let index = library.index(program: program) {
             config.channelPresets = Array(repeating: index, count: 16)
         }

@@ -144,7 +144,8 @@ public final class Engine: @unchecked Sendable {
         }
         setZones(configuration.mpe, configuring: 0...15)
         if threadCount > 1 {
-            crew = RenderCrew(helpers: threadCount - 1, priority: configuration.helperPriority) {
+            crew = RenderCrew(helpers: threadCount - 1, priority: configuration.helperPriority,
+                              joinEveryRun: configuration.helpersJoinEveryBlock) {
                 [unowned(unsafe) self] share in self.renderShare(share)
             }
         }

@@ -44,9 +44,13 @@ public struct EngineConfiguration: Sendable {
     public var mpe: MPEZones = .off
     /// Ramp time for amplitude, and glide time for duration/fidelity changes.
     public var parameterRampSeconds: Double = 0.02
-    /// Threads that render voices (the caller's own included): parts are shared out between them
-    /// each block and mixed in channel order, so the output is identical whatever the number.
+    /// Threads that render voices (the caller's own included): parts are claimed by whichever is
+    /// free each block and mixed in channel order, so the output is identical whatever the number.
+    /// A light block may be done before a napping helper wakes; then the caller's thread renders it all.
     public var threads: Int = 1
+    /// Make every block wait until each helper has joined it before parts are claimed, so the
+    /// helpers take a share of every block however light (tests that prove the shared path).
+    public var helpersJoinEveryBlock = false
     /// SCHED_FIFO priority for the helper threads (live play: the audio thread's own); nil, or
     /// refused by the system, runs them at normal priority.
     public var helperPriority: Int32? = nil

@@ -19,14 +19,18 @@ final class RenderCrew: @unchecked Sendable {
     private let generation = Atomic<Int>(0)
     private let finished = Atomic<Int>(0)
     private let stopping = Atomic<Bool>(false)
+    /// Helpers that have seen the current run (counted only when `joinEveryRun`).
+    private let joined = Atomic<Int>(0)
+    private let joinEveryRun: Bool
     private var threads: [pthread_t] = []
 
     /// Starts `helpers` threads that call `share(k)` (k = 1...helpers) for every `run()`.
     /// `share` must be safe to call concurrently for different k; it is kept unretained by the
     /// threads (the owner stops the crew before it goes).
     /// `priority`: SCHED_FIFO priority to ask for (live play); when refused, normal priority.
-    init(helpers: Int, priority: Int32? = nil, share: @escaping (Int) -> Void) {
+    init(helpers: Int, priority: Int32? = nil, joinEveryRun: Bool = false, share: @escaping (Int) -> Void) {
         self.helpers = helpers
+        self.joinEveryRun = joinEveryRun
         for k in 1...max(1, helpers) where helpers > 0 {
             let context = Unmanaged.passRetained(Context(crew: self, index: k, share: share)).toOpaque()
             var thread = pthread_t()
@@ -72,7 +76,15 @@ final class RenderCrew: @unchecked Sendable {
     @inline(__always)
     func run(_ ownShare: () -> Void) {
         finished.store(0, ordering: .relaxed)
+        joined.store(0, ordering: .relaxed)
         generation.wrappingAdd(1, ordering: .releasing)
+        if joinEveryRun {
+            var spins = 0
+            while joined.load(ordering: .acquiring) < helpers {
+                spins += 1
+                if spins > 2_000 { sched_yield() }
+            }
+        }
         ownShare()
         // Spin briefly (the usual wait is a few microseconds), then give the core away each round:
         // with more threads than free cores a helper may only run once this one yields.
@@ -97,6 +109,7 @@ final class RenderCrew: @unchecked Sendable {
                 current = generation.load(ordering: .acquiring)
             }
             seen = current
+            if joinEveryRun { joined.wrappingAdd(1, ordering: .releasing) }
             share(index)
             finished.wrappingAdd(1, ordering: .releasing)
         }
