@@ -194,7 +194,7 @@ public final class BandLimitedTables: @unchecked Sendable {
     /// the table whatever the phase.
     @inline(__always) static func positions(phases: SIMD8<Double>, size: Int) -> (index: SIMD8<UInt64>, fraction: SIMD8<Float>) {
         let x = phases * Double(size)
-        let magic = SIMD8<Double>(repeating: 6_755_399_441_055_744.0)
+        let magic = roundingMagic
         let rounded = (x - 0.5) + magic
         let index = unsafeBitCast(rounded, to: SIMD8<UInt64>.self) & SIMD8(repeating: UInt64(size - 1))
         return (index, SIMD8<Float>(x - (rounded - magic)))

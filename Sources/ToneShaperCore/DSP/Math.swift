@@ -12,6 +12,12 @@ import Darwin
 @inline(__always) func _log(_ x: Double) -> Double { log(x) }
 @inline(__always) func _exp2(_ x: Double) -> Double { exp2(x) }
 
+/// 1.5·2⁵²: adding it to a Double (|x| < 2⁵¹) leaves x rounded to a whole number, in its low
+/// mantissa bits too; subtracting it again gives that whole number. Rounding eight lanes at once
+/// without a float→int conversion per lane.
+/// (A computed constant: a stored global would be read through its lazy initialiser on every use.)
+@inline(__always) var roundingMagic: SIMD8<Double> { SIMD8(repeating: 6_755_399_441_055_744.0) }
+
 /// Fractional part for x ≥ 0 via truncation (cvttsd2si), avoiding a libm `floor` call on baseline x86-64.
 @inline(__always) func fractionalPart(_ x: Double) -> Double {
     x - Double(Int64(truncatingIfNeeded: Int64(x)))

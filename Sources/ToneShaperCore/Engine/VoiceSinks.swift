@@ -10,7 +10,7 @@ protocol VoiceSink {
 /// The phase wrapped to [0, 1) without a float→int conversion per lane: adding 1.5·2⁵² to p − ½
 /// leaves round(p − ½) in the low bits, so p minus it is the fraction (a tie gives 1, folded to 0).
 @inline(__always) func wrappedPhases(_ p: SIMD8<Double>) -> SIMD8<Double> {
-    let magic = SIMD8<Double>(repeating: 6_755_399_441_055_744.0)
+    let magic = roundingMagic
     let whole = ((p - 0.5) + magic) - magic
     let fraction = p - whole
     return fraction.replacing(with: fraction - 1, where: fraction .>= 1)
@@ -33,7 +33,7 @@ struct SineSink: VoiceSink {
     @inline(__always) mutating func choose(frequency: Double) {}
     @inline(__always) mutating func put(_ n: Int, _ m: Int, phases: SIMD8<Double>, gains: SIMD8<Float>) {
         // sin 2πφ needs φ only up to a whole number: the nearest one is the cheapest to take away.
-        let magic = SIMD8<Double>(repeating: 6_755_399_441_055_744.0)
+        let magic = roundingMagic
         let centred = phases - ((phases + magic) - magic)
         mix(fastSin2Pi(centred: SIMD8<Float>(centred)) * gains, into: bus, at: n, count: m)
     }
