@@ -7,13 +7,13 @@
 ///
 /// How clean: reading a table is interpolation, and its error lands between the harmonics. With
 /// 4096 points and linear interpolation that error summed to −64 dB re the fundamental at 20 Hz
-/// (−74 dB at 100 Hz), audible under a low drone. 4-point cubic Lagrange interpolation with at
-/// least 16 points per period of the top partial keeps it near −109 dB and under the 16-bit floor of
-/// −96 dB everywhere from 20 Hz to 20 kHz (AliasingFloorTests measures it).
+/// (−74 dB at 100 Hz), audible under a low drone. 4-point cubic Lagrange interpolation with 16 to
+/// 64 points per period of the top partial (`sizes`) keeps it at −100 dB or below everywhere from
+/// 20 Hz to 20 kHz, under the 16-bit floor of −96 dB (AliasingFloorTests measures it).
 ///
-/// How big: each level has just those points (a power of two, ≥ 16 × its top partial), so a lean
-/// level is small. A voice moves about 8–16 points per sample at any pitch, and all the levels of a
-/// wave take 0.5 MB instead of 2.5 MB at a uniform 8192 points: the tables stay in the cache.
+/// How big: each level has just those points (a power of two), so a lean level is small. A voice
+/// moves a similar number of points per sample at any pitch, and all the levels of a wave take
+/// 0.76 MB instead of 2.5 MB at a uniform 8192 points: the tables stay in the cache.
 public final class BandLimitedTables: @unchecked Sendable {
     /// Points of the richest level (512 partials).
     public static let tableSize = 8192
@@ -55,7 +55,7 @@ public final class BandLimitedTables: @unchecked Sendable {
     }()
 
     public init() {
-        _ = Self.layout
+        _ = Self.layout  // made here, so the render loop's first read finds it built
         let waves = 3
         storage = .allocate(capacity: waves * Self.waveStride)
         let n = Self.tableSize
@@ -213,9 +213,6 @@ public final class BandLimitedTables: @unchecked Sendable {
     public func value(_ type: WaveType, level: Int, index j: Int) -> Float {
         Self.waveBase(storage, type)[Self.offsets[level] + 2 * (j + 1)]
     }
-
-    /// Points of a level's table.
-    public static func size(level: Int) -> Int { sizes[level] }
 
     /// The 4-point cubic Lagrange weights of samples j − 1, j, j + 1, j + 2 for a point a fraction
     /// `t` past sample j (one per lane): the cubic through those four points, exact for any cubic.

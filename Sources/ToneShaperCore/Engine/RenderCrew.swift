@@ -78,18 +78,16 @@ final class RenderCrew: @unchecked Sendable {
         finished.store(0, ordering: .relaxed)
         joined.store(0, ordering: .relaxed)
         generation.wrappingAdd(1, ordering: .releasing)
-        if joinEveryRun {
-            var spins = 0
-            while joined.load(ordering: .acquiring) < helpers {
-                spins += 1
-                if spins > 2_000 { sched_yield() }
-            }
-        }
+        if joinEveryRun { spin { joined.load(ordering: .acquiring) >= helpers } }
         ownShare()
-        // Spin briefly (the usual wait is a few microseconds), then give the core away each round:
-        // with more threads than free cores a helper may only run once this one yields.
+        spin { finished.load(ordering: .acquiring) >= helpers }
+    }
+
+    /// Waits for `done`: spins briefly (the usual wait is a few microseconds), then gives the core
+    /// away each round: with more threads than free cores a helper may only run once this one yields.
+    @inline(__always) private func spin(until done: () -> Bool) {
         var spins = 0
-        while finished.load(ordering: .acquiring) < helpers {
+        while !done() {
             spins += 1
             if spins > 2_000 { sched_yield() }
         }

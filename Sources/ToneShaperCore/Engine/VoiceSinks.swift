@@ -86,10 +86,16 @@ struct TableSink: VoiceSink {
 
     init(base: UnsafeMutablePointer<Float>, scale: Float, bus: UnsafeMutablePointer<Float>, level: Int, weight: Float) {
         self.base = base; self.scale = scale; self.bus = bus; self.level = level; self.weight = weight
+        size = 0; pairs = UnsafeRawPointer(base)
+        levelWeights = TableSink.levelWeights(weight)
+        select(level)
+    }
+
+    /// Points at a level's table.
+    @inline(__always) mutating func select(_ level: Int) {
         let layout = BandLimitedTables.layout
         size = layout[2 * level]
         pairs = UnsafeRawPointer(base + layout[2 * level + 1])
-        levelWeights = TableSink.levelWeights(weight)
     }
 
     @inline(__always) static func levelWeights(_ weight: Float) -> SIMD8<Float> {
@@ -124,9 +130,7 @@ struct TableSink: VoiceSink {
             band = BandLimitedTables.band(scaledFrequency: r)
             if band.level != level {
                 level = band.level
-                let layout = BandLimitedTables.layout
-                size = layout[2 * level]
-                pairs = UnsafeRawPointer(base + layout[2 * level + 1])
+                select(level)
             }
         }
         weight = BandLimitedTables.weight(r, in: band)
