@@ -36,7 +36,7 @@ struct AudioOutputOptions: ParsableArguments {
         let bar = progressLabel.map { ProgressBar(label: $0) }
         do {
             try renderer.render(messages, totalFrames: frames, progress: bar.map { b in { b.update($0) } }) { block in
-                for x in block { peak = max(peak, abs(x)) }
+                peak = max(peak, Engine.peak(UnsafeMutablePointer(mutating: block.baseAddress!), count: block.count))
                 try writer.write(interleaved: block)
             }
             bar?.finish()

@@ -69,6 +69,12 @@ struct PreciseScratchSink: VoiceSink {
 /// blended by the level weight, read with a 4-point cubic (under −96 dB: see `BandLimitedTables`).
 /// The level and weight are chosen every 8 samples of absolute time (so block boundaries change
 /// nothing), with 1 % headroom for the frequency to rise before the next choice.
+///
+/// Each lane reads one 32-byte row: samples i−1 … i+2 as (rich, lean) pairs. Four lanes' rows are
+/// transposed as 64-bit pairs (cheap whole-vector shuffles), so each vector holds one tap of four
+/// lanes, still paired; the cubic weights (each lane's twice) sum the taps, the level weights then
+/// blend each pair, and one pairwise add leaves the eight lanes in order. Two lane groups,
+/// (0, 1, 4, 5) and (2, 3, 6, 7), make that last add come out in order with no permute.
 struct TableSink: VoiceSink {
     let base: UnsafeMutablePointer<Float>
     /// Hz to the `blend` scale (maxHarmonics / Nyquist).
@@ -81,7 +87,7 @@ struct TableSink: VoiceSink {
     var size: Int
     /// The quarter octave of the last choice (empty until the first).
     var band: (level: Int, low: Float, high: Float, inverseSpan: Float) = (0, 0, 0, 0)
-    /// (1 − weight, weight) four times: blends a (rich, lean) pair per tap.
+    /// (1 − weight, weight) four times: blends a (rich, lean) pair.
     var levelWeights: SIMD8<Float>
 
     init(base: UnsafeMutablePointer<Float>, scale: Float, bus: UnsafeMutablePointer<Float>, level: Int, weight: Float) {
@@ -103,23 +109,22 @@ struct TableSink: VoiceSink {
         return SIMD8<Float>(lowHalf: SIMD4(lowHalf: w, highHalf: w), highHalf: SIMD4(lowHalf: w, highHalf: w))
     }
 
-    /// Samples i−1 … i+2, the two levels blended.
-    @inline(__always) func taps(_ i: UInt64) -> SIMD4<Float> {
-        let q = pairs.loadUnaligned(fromByteOffset: 8 * Int(truncatingIfNeeded: i), as: SIMD8<Float>.self) * levelWeights
-        return q.evenHalf + q.oddHalf
+    /// Row i: the (rich, lean) pairs of samples i−1 … i+2, each pair as one 64-bit unit.
+    @inline(__always) func row(_ i: UInt64) -> SIMD4<UInt64> {
+        pairs.loadUnaligned(fromByteOffset: 8 &* Int(truncatingIfNeeded: i), as: SIMD4<UInt64>.self)
     }
 
-    /// Four lanes' taps (a 4 × 4 block, transposed so each vector holds one tap of every lane)
-    /// against their cubic weights.
-    @inline(__always) func quad(_ a: SIMD4<Float>, _ b: SIMD4<Float>, _ c: SIMD4<Float>, _ d: SIMD4<Float>,
-                                _ w0: SIMD4<Float>, _ w1: SIMD4<Float>, _ w2: SIMD4<Float>, _ w3: SIMD4<Float>) -> SIMD4<Float> {
-        let ab0 = SIMD4<Float>(a.x, b.x, a.y, b.y), ab1 = SIMD4<Float>(a.z, b.z, a.w, b.w)
-        let cd0 = SIMD4<Float>(c.x, d.x, c.y, d.y), cd1 = SIMD4<Float>(c.z, d.z, c.w, d.w)
-        let t0 = SIMD4<Float>(lowHalf: ab0.lowHalf, highHalf: cd0.lowHalf)
-        let t1 = SIMD4<Float>(lowHalf: ab0.highHalf, highHalf: cd0.highHalf)
-        let t2 = SIMD4<Float>(lowHalf: ab1.lowHalf, highHalf: cd1.lowHalf)
-        let t3 = SIMD4<Float>(lowHalf: ab1.highHalf, highHalf: cd1.highHalf)
-        return (t0 * w0 + t1 * w1) + (t2 * w2 + t3 * w3)
+    /// The cubic's sum for four lanes' rows (a, b, c, d), their pairs kept apart: (rich, lean) of
+    /// lane a, of b, of c, of d. `w` holds the taps' weights, each lane's twice.
+    @inline(__always) static func taps(_ a: SIMD4<UInt64>, _ b: SIMD4<UInt64>, _ c: SIMD4<UInt64>, _ d: SIMD4<UInt64>,
+                                       _ w: (SIMD8<Float>, SIMD8<Float>, SIMD8<Float>, SIMD8<Float>)) -> SIMD8<Float> {
+        let ab0 = SIMD4<UInt64>(a[0], b[0], a[2], b[2]), ab1 = SIMD4<UInt64>(a[1], b[1], a[3], b[3])
+        let cd0 = SIMD4<UInt64>(c[0], d[0], c[2], d[2]), cd1 = SIMD4<UInt64>(c[1], d[1], c[3], d[3])
+        let t0 = unsafeBitCast(SIMD4<UInt64>(lowHalf: ab0.lowHalf, highHalf: cd0.lowHalf), to: SIMD8<Float>.self)
+        let t1 = unsafeBitCast(SIMD4<UInt64>(lowHalf: ab1.lowHalf, highHalf: cd1.lowHalf), to: SIMD8<Float>.self)
+        let t2 = unsafeBitCast(SIMD4<UInt64>(lowHalf: ab0.highHalf, highHalf: cd0.highHalf), to: SIMD8<Float>.self)
+        let t3 = unsafeBitCast(SIMD4<UInt64>(lowHalf: ab1.highHalf, highHalf: cd1.highHalf), to: SIMD8<Float>.self)
+        return (t0 * w.0 + t1 * w.1) + (t2 * w.2 + t3 * w.3)
     }
 
     static var groups: Bool { true }
@@ -139,15 +144,14 @@ struct TableSink: VoiceSink {
 
     @inline(__always) mutating func put(_ n: Int, _ m: Int, phases: SIMD8<Double>, gains: SIMD8<Float>) {
         let (index, t) = BandLimitedTables.positions(phases: phases, size: size)
-        // Per lane, samples i−1 … i+2 of both levels, (rich, lean) pairs, in one 32-byte load,
-        // blended into four taps; the taps gathered across lanes meet the lanes' cubic weights.
         // Lanes by constant index throughout: a loop over lanes would go through memory.
-        let w = BandLimitedTables.cubicWeights(t)
-        let low = quad(taps(index[0]), taps(index[1]), taps(index[2]), taps(index[3]),
-                       w.0.lowHalf, w.1.lowHalf, w.2.lowHalf, w.3.lowHalf)
-        let high = quad(taps(index[4]), taps(index[5]), taps(index[6]), taps(index[7]),
-                        w.0.highHalf, w.1.highHalf, w.2.highHalf, w.3.highHalf)
-        let values = SIMD8<Float>(lowHalf: low, highHalf: high)
+        let tA = SIMD8<Float>(t[0], t[0], t[1], t[1], t[4], t[4], t[5], t[5])
+        let tB = SIMD8<Float>(t[2], t[2], t[3], t[3], t[6], t[6], t[7], t[7])
+        let sumA = TableSink.taps(row(index[0]), row(index[1]), row(index[4]), row(index[5]), BandLimitedTables.cubicWeights(tA))
+        let sumB = TableSink.taps(row(index[2]), row(index[3]), row(index[6]), row(index[7]), BandLimitedTables.cubicWeights(tB))
+        // (lanes 0, 1, 4, 5 | 2, 3, 6, 7) pairs blended and added: lanes 0 … 7 in order.
+        let x = sumA * levelWeights, y = sumB * levelWeights
+        let values = SIMD8<Float>(x[0], x[2], y[0], y[2], x[4], x[6], y[4], y[6]) + SIMD8<Float>(x[1], x[3], y[1], y[3], x[5], x[7], y[5], y[7])
         mix(values * gains, into: bus, at: n, count: m)
     }
 }

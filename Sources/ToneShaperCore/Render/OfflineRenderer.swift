@@ -8,7 +8,10 @@ public struct OfflineRenderer {
     public let engine: Engine
     public let blockFrames: Int
 
-    public init(engine: Engine, blockFrames: Int = 512) {
+    /// Blocks of 4096 frames by default: the engine cuts its own control periods inside them, and a
+    /// file writer called once per 4096 frames makes a few hundred system calls for a minute of
+    /// audio, not thousands.
+    public init(engine: Engine, blockFrames: Int = 4096) {
         precondition(blockFrames >= 1)
         self.engine = engine
         self.blockFrames = blockFrames
