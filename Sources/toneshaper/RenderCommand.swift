@@ -38,6 +38,8 @@ struct RenderCommand: ParsableCommand {
     }
 
     func run() throws {
+        // The band-limited tables (a few ms) are built while the presets and the file are read.
+        Thread { _ = BandLimitedTables.shared }.start()
         let setup = try instrument.load()
         if URL(fileURLWithPath: audio.output).standardizedFileURL.resolvingSymlinksInPath()
             == URL(fileURLWithPath: midiFile).standardizedFileURL.resolvingSymlinksInPath() {

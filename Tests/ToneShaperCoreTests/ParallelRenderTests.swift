@@ -57,6 +57,20 @@ struct ParallelRenderTests {
         }
     }
 
+    @Test("what threads write side by side — voices, parts, buses — sits on cache lines of its own")
+    func cacheLines() throws {
+        #expect(MemoryLayout<Voice>.stride % 64 == 0, "a voice is \(MemoryLayout<Voice>.stride) bytes")
+        #expect(MemoryLayout<Part>.stride % 64 == 0, "a part is \(MemoryLayout<Part>.stride) bytes")
+        var config = EngineConfiguration(sampleRate: 48_000, voices: 48)
+        config.threads = 2
+        let engine = Engine(library: try PresetLibrary(shapes: AllocationTests.everyWave()), configuration: config)
+        for (name, address) in [("voices", UInt(bitPattern: engine.voices)), ("parts", UInt(bitPattern: engine.parts)),
+                                ("buses", UInt(bitPattern: engine.buses))] {
+            #expect(address % 64 == 0, "\(name) start at \(address)")
+        }
+        #expect((engine.maxBlock * MemoryLayout<Float>.stride) % 64 == 0)
+    }
+
     @Test("with a helper thread, the engine's thread allocates nothing, and neither does the helper's share of a block")
     func parallelAllocatesNothing() throws {
         var config = EngineConfiguration(sampleRate: 48_000, voices: 48)

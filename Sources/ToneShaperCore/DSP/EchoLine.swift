@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A feedback delay on a part's mix: each repeat comes back `volume` times quieter.
 ///
 /// Delay time glides (one-pole) and volume ramps linearly, so turning either knob never clicks;
@@ -14,15 +20,17 @@ struct EchoLine {
 
     init(maxDelaySeconds: Double, sampleRate: Double) {
         capacity = Int(maxDelaySeconds * sampleRate) + 4
-        buffer = .allocate(capacity: capacity)
-        buffer.initialize(repeating: 0, count: capacity)
+        // Zeroed by the kernel page by page as the echo first writes there (calloc of this size maps
+        // fresh pages): sixteen parts' two seconds are 6 MB, which an engine that never echoes
+        // need not clear, and one that does clears on the threads that render.
+        buffer = calloc(capacity, MemoryLayout<Float>.stride)!.assumingMemoryBound(to: Float.self)
         delaySamples = 0.25 * sampleRate
         delayTarget = delaySamples
         glide = 1 - _exp(-1 / (0.05 * sampleRate))  // ~50 ms glide
         volumeMaxStep = Float(1 / (0.02 * sampleRate))
     }
 
-    func deallocate() { buffer.deallocate() }
+    func deallocate() { free(buffer) }
 
     mutating func clear() {
         buffer.update(repeating: 0, count: capacity)

@@ -50,3 +50,11 @@ import Darwin
 @inlinable @inline(__always) public func fastSin2Pi(_ x: Float) -> Float {
     fastSin2Pi(centred: SIMD8<Float>(repeating: x < 0.5 ? x : x - 1))[0]
 }
+
+/// Uninitialised memory for `count` values starting on a cache line (64 bytes): for what threads
+/// write side by side (voices, parts, buses), so none of them shares a line with another's.
+/// Freed through `UnsafeMutableRawPointer(p).deallocate()`.
+func cacheAligned<T>(_: T.Type, count: Int) -> UnsafeMutablePointer<T> {
+    UnsafeMutableRawPointer.allocate(byteCount: max(1, count) * MemoryLayout<T>.stride, alignment: 64)
+        .bindMemory(to: T.self, capacity: max(1, count))
+}

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// How a block's voices are shared between threads: parts (MIDI channels) are independent until
 /// the mix, so each audible part — its voices summed into its bus in pool order, then its gain and
 /// echo — is one piece of work. Threads claim parts from a list, heaviest first, until none is left:
@@ -29,26 +31,33 @@ extension Engine {
             count += 1
         }
         partOrderCount = count
-        nextPart.store(0, ordering: .relaxed)
+        shareCounters.claims.store(0, ordering: .relaxed)
     }
 
     /// Thread `t`'s part of a block (t = 0 is the engine's own thread): claims parts from the list
-    /// until none is left. With one thread, that is every part, in order, with no atomic claim (a
-    /// locked instruction per part stalls the pipeline for nothing).
+    /// until none is left. The engine's thread takes them from the front (heaviest first), helpers
+    /// from the back, so from block to block each thread mostly keeps the same parts and their
+    /// voices, buses and echo lines stay in its core's cache. One atomic word holds both ends' counts
+    /// (front in the low half, back in the high half): a claim is good while the two have not met.
+    /// With one thread, every part in order, with no atomic claim (a locked instruction per part
+    /// stalls the pipeline for nothing).
     func renderShare(_ t: Int) {
+        let count = partOrderCount
         if crew == nil {
-            for k in 0..<partOrderCount { renderPart(partOrder[k], thread: t) }
+            for k in 0..<count { renderPart(partOrder[k], thread: t) }
             return
         }
+        let step = t == 0 ? 1 : 1 << 32
         while true {
-            let k = nextPart.wrappingAdd(1, ordering: .relaxed).oldValue
-            if k >= partOrderCount { break }
-            renderPart(partOrder[k], thread: t)
-            if t > 0 { helperParts.wrappingAdd(1, ordering: .relaxed) }
+            let claims = shareCounters.claims.wrappingAdd(step, ordering: .relaxed).oldValue
+            let front = claims & 0xFFFF_FFFF, back = claims >> 32
+            if front + back >= count { break }
+            renderPart(partOrder[t == 0 ? front : count - 1 - back], thread: t)
+            if t > 0 { shareCounters.helperParts.wrappingAdd(1, ordering: .relaxed) }
         }
     }
 
-    /// One part's voices into its bus, in pool order, then its gain and echo.
+    /// One part's voices into its bus, in pool order, then its gain, echo and pan.
     @inline(__always) func renderPart(_ p: Int, thread t: Int) {
         let count = jobCount, intoPeriod = jobIntoPeriod
         let bus = buses + p * maxBlock
@@ -63,5 +72,19 @@ extension Engine {
                              nyquistReciprocal: nyquistReciprocal, into: bus)
         }
         processPart(p, count: count)
+        panPart(p, count: count, intoPeriod: intoPeriod)
     }
+}
+
+/// The counters threads write while they share a block, each on a cache line of its own. Beside
+/// the engine's fields that every part reads (the block's length, the tables, the work list), an
+/// atomic add would take that line from the other core at every claim.
+final class ShareCounters: @unchecked Sendable {
+    private let before: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
+    /// Claims on `partOrder` so far: from the front in the low 32 bits, from the back in the high 32.
+    let claims = Atomic<Int>(0)
+    private let between: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
+    /// Parts rendered by the helper threads so far.
+    let helperParts = Atomic<Int>(0)
+    private let after: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
 }

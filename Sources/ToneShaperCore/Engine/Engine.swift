@@ -30,6 +30,8 @@ public final class Engine: @unchecked Sendable {
     /// How many voices play each slot.
     let slotUsers: UnsafeMutablePointer<Int>
     let partRatio: UnsafeMutablePointer<Double>
+    /// 32 planes of maxBlock: part p's bus in plane p (its left side once panned), its right side in
+    /// plane 16 + p.
     let buses: UnsafeMutablePointer<Float>
     /// The stereo mix, one plane per side (maxBlock each), so the pan loop vectorises; interleaved
     /// only when written out.
@@ -47,10 +49,9 @@ public final class Engine: @unchecked Sendable {
     var partOrderCount = 0
     let partVoiceCount: UnsafeMutablePointer<Int>
     let partVoices: UnsafeMutablePointer<Int>
-    /// The next entry of `partOrder` to be claimed by a thread.
-    let nextPart = Atomic<Int>(0)
-    /// Parts rendered by the helper threads so far.
-    let helperParts = Atomic<Int>(0)
+    /// What the threads change while they share a block (claims, the helpers' count), apart from
+    /// the fields above and below, which they only read.
+    let shareCounters = ShareCounters()
     /// The helper threads when `configuration.threads` > 1.
     var crew: RenderCrew?
     /// The block being rendered, for the crew's shares.
@@ -98,7 +99,7 @@ public final class Engine: @unchecked Sendable {
             programPresets[program] = mapped ?? table.index(program: program) ?? -1
         }
         voiceCount = configuration.voices
-        voices = .allocate(capacity: voiceCount)
+        voices = cacheAligned(Voice.self, count: voiceCount)
         voices.initialize(repeating: Voice(), count: voiceCount)
         maxBlock = configuration.maxBlock
         let rate = configuration.sampleRate
@@ -121,8 +122,8 @@ public final class Engine: @unchecked Sendable {
         tables = tablesOwner.storage
         partRatio = .allocate(capacity: 16)
         partRatio.initialize(repeating: 1, count: 16)
-        buses = .allocate(capacity: 16 * maxBlock)
-        buses.initialize(repeating: 0, count: 16 * maxBlock)
+        buses = cacheAligned(Float.self, count: 32 * maxBlock)
+        buses.initialize(repeating: 0, count: 32 * maxBlock)
         mixLeft = .allocate(capacity: maxBlock)
         mixLeft.initialize(repeating: 0, count: maxBlock)
         mixRight = .allocate(capacity: maxBlock)
@@ -134,7 +135,7 @@ public final class Engine: @unchecked Sendable {
         for i in 0..<slotCount { (slots + i).initialize(to: ShapeSlot(pointCapacity: max(presets.maxPoints, configuration.pointCapacity))) }
         slotUsers = .allocate(capacity: slotCount)
         slotUsers.initialize(repeating: 0, count: slotCount)
-        parts = .allocate(capacity: 16)
+        parts = cacheAligned(Part.self, count: 16)
         for p in 0..<16 {
             (parts + p).initialize(to: Part(echo: EchoLine(maxDelaySeconds: Shape.maximumEchoDelay, sampleRate: rate)))
         }
@@ -152,7 +153,7 @@ public final class Engine: @unchecked Sendable {
     }
 
     /// Parts the helper threads have rendered so far (0 with one thread): proof they work.
-    public var helperShares: Int { helperParts.load(ordering: .relaxed) }
+    public var helperShares: Int { shareCounters.helperParts.load(ordering: .relaxed) }
 
     deinit {
         crew?.stop()
@@ -163,9 +164,9 @@ public final class Engine: @unchecked Sendable {
         for i in 0..<slotCount { slots[i].deallocate() }
         for p in 0..<16 { parts[p].echo.deallocate() }
         slots.deinitialize(count: slotCount); slots.deallocate(); slotUsers.deallocate()
-        parts.deinitialize(count: 16); parts.deallocate()
-        voices.deinitialize(count: voiceCount); voices.deallocate()
-        partRatio.deallocate(); programPresets.deallocate(); keySemitones.deallocate(); buses.deallocate(); mixLeft.deallocate(); mixRight.deallocate(); presets.deallocate()
+        parts.deinitialize(count: 16); UnsafeMutableRawPointer(parts).deallocate()
+        voices.deinitialize(count: voiceCount); UnsafeMutableRawPointer(voices).deallocate()
+        partRatio.deallocate(); programPresets.deallocate(); keySemitones.deallocate(); UnsafeMutableRawPointer(buses).deallocate(); mixLeft.deallocate(); mixRight.deallocate(); presets.deallocate()
     }
 
     // MARK: - Rendering
@@ -256,9 +257,13 @@ public final class Engine: @unchecked Sendable {
         } else {
             renderShare(0)
         }
-        // The buses reach the mix in channel order, whoever rendered them: the same sums, bit for bit.
+        // The panned buses reach the mix in channel order, whoever rendered them: the same sums, bit for bit.
         for p in 0..<16 where parts[p].audible {
-            panPart(p, count: count, intoPeriod: intoPeriod)
+            let bus = buses + p * maxBlock, busRight = buses + (16 + p) * maxBlock
+            for n in 0..<count {
+                left[n] += bus[n]
+                right[n] += busRight[n]
+            }
         }
         // Master: gain, a one-pole DC blocker with a 1 Hz corner per side (whatever mean a shape or
         // an echo builds up never reaches the speakers, and low notes do not droop), hard clip
@@ -307,21 +312,22 @@ public final class Engine: @unchecked Sendable {
         }
     }
 
-    /// Equal-power pan of a part's finished bus onto the stereo mix; the pan moves linearly across
-    /// the control period, the ramp position exact integer frames.
-    func panPart(_ p: Int, count: Int, intoPeriod: Int) {
+    /// Equal-power pan of a part's finished bus: the left side in place, the right into the part's
+    /// second plane (`buses` + (16 + p)·maxBlock), for the mix to add up in channel order. Done by
+    /// whichever thread rendered the part. The pan moves linearly across the control period, the
+    /// ramp position exact integer frames.
+    @inline(__always) func panPart(_ p: Int, count: Int, intoPeriod: Int) {
         let part = parts + p
-        let bus = buses + p * maxBlock
+        let bus = buses + p * maxBlock, right = buses + (16 + p) * maxBlock
         let l0 = part.pointee.panFromLeft, r0 = part.pointee.panFromRight
         let period = Float(maxBlock)
         let dl = (part.pointee.panLeft - l0) / period, dr = (part.pointee.panRight - r0) / period
-        let left = mixLeft, right = mixRight
         let first = Int32(truncatingIfNeeded: intoPeriod + 1)
         for n in 0..<count {
             let k = Float(first &+ Int32(truncatingIfNeeded: n))
             let s = bus[n]
-            left[n] += s * (l0 + dl * k)
-            right[n] += s * (r0 + dr * k)
+            bus[n] = s * (l0 + dl * k)
+            right[n] = s * (r0 + dr * k)
         }
     }
 

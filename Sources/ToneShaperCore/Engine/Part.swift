@@ -46,6 +46,10 @@ struct Part {
     /// The pan position `panLeft`/`panRight` were computed for (NaN: none yet).
     var aimedPan = Double.nan
 
+    /// Pads a part to whole cache lines (256 bytes, aligned to 64): threads render neighbouring
+    /// parts, and a line two of them wrote would bounce between their cores.
+    var cacheLinePadding = 0
+
     /// Equal-power gains for the current pan position: the end of the next pan ramp. Computed only
     /// when the position moved (this runs every control period for every sounding part).
     mutating func aimPan() {

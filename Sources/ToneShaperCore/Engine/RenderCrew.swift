@@ -11,7 +11,8 @@ import Musl
 ///
 /// Hand-off is two atomic counters (start generation, finished count) with spinning, because
 /// a block is tens of microseconds of work: a lock or a wake-up through the kernel would cost more
-/// than it saves. A worker that sees no work for a few hundred microseconds naps 50 µs at a time, so
+/// than it saves. A waiting thread spins for up to 50 µs, then yields; a worker that sees no work
+/// for half a millisecond naps 50 µs at a time, so
 /// an idle engine (or a live one between periods) does not hold a core. Nothing here allocates or locks once the threads run.
 final class RenderCrew: @unchecked Sendable {
     /// Threads besides the engine's own.
@@ -83,27 +84,51 @@ final class RenderCrew: @unchecked Sendable {
         spin { finished.load(ordering: .acquiring) >= helpers }
     }
 
-    /// Waits for `done`: spins briefly (the usual wait is a few microseconds), then gives the core
-    /// away each round: with more threads than free cores a helper may only run once this one yields.
+    /// Waits for `done`: spins for up to `spinLimit` (the usual wait is a few microseconds), then
+    /// gives the core away each round: with more threads than free cores a helper may only run
+    /// once this one yields. Counted in time, not turns: a fast core's few thousand turns are a
+    /// microsecond, and yielding that early costs a system call per block for nothing.
     @inline(__always) private func spin(until done: () -> Bool) {
-        var spins = 0
+        var turns = 0
+        var deadline = 0
         while !done() {
-            spins += 1
-            if spins > 2_000 { sched_yield() }
+            turns &+= 1
+            if turns & 127 == 0 {
+                let now = RenderCrew.now()
+                if deadline == 0 { deadline = now + RenderCrew.spinLimit } else if now > deadline { sched_yield() }
+            }
         }
+    }
+
+    /// How long a waiting thread spins before it yields its core, in nanoseconds.
+    static let spinLimit = 50_000
+    /// How long a helper waits for work, spinning then yielding, before it naps, in nanoseconds.
+    static let napAfter = 500_000
+
+    /// CLOCK_MONOTONIC in nanoseconds (a vDSO read, no system call).
+    @inline(__always) static func now() -> Int {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return t.tv_sec * 1_000_000_000 + t.tv_nsec
     }
 
     private func work(index: Int, share: (Int) -> Void) {
         var seen = 0
         while true {
-            var spins = 0
+            var turns = 0
+            var waited = 0
             var current = generation.load(ordering: .acquiring)
             while current == seen {
                 if stopping.load(ordering: .relaxed) { return }
-                // Spin a few microseconds, yield for a while (the engine's thread is between blocks),
-                // then nap: a live helper at real-time priority must not hold its core between periods.
-                spins += 1
-                if spins > 2_500 { usleep(50) } else if spins > 2_000 { sched_yield() }
+                // Spin a while, yield for a while (the engine's thread is between blocks), then
+                // nap: a live helper at real-time priority must not hold its core between periods.
+                turns &+= 1
+                if turns & 127 == 0 {
+                    let now = RenderCrew.now()
+                    if waited == 0 { waited = now }
+                    let idle = now - waited
+                    if idle > RenderCrew.napAfter { usleep(50) } else if idle > RenderCrew.spinLimit { sched_yield() }
+                }
                 current = generation.load(ordering: .acquiring)
             }
             seen = current

@@ -78,6 +78,10 @@ struct Voice {
     var blendLevel = 0
     var blendWeight: Float = 0
 
+    /// Pads a voice to whole cache lines (320 bytes, in a pool aligned to 64): threads render
+    /// neighbouring voices, and a line two of them wrote would bounce between their cores.
+    var cacheLinePadding: (Int, Int, Int, Int) = (0, 0, 0, 0)
+
     /// The phase `steps` samples past the anchor, not wrapped. The walk's lanes compute the same
     /// operations in the same order (with the two coefficients hoisted), so an anchor settled here
     /// carries on exactly where the walk left off.
