@@ -57,6 +57,42 @@ struct ParallelRenderTests {
         }
     }
 
+    @Test("with helpers, the blocks reach the sink in order, with the same samples, and a sink's error ends the render")
+    func sinkAlongside() throws {
+        let messages = Self.performance(seconds: 1, seed: 3)
+        func engine(threads: Int) throws -> Engine {
+            var config = EngineConfiguration(sampleRate: 48_000, voices: 48)
+            config.threads = threads
+            return Engine(library: try PresetLibrary(shapes: AllocationTests.everyWave()), configuration: config)
+        }
+        func collect(threads: Int) throws -> (samples: [Float], sizes: [Int]) {
+            var samples: [Float] = [], sizes: [Int] = []
+            OfflineRenderer(engine: try engine(threads: threads), blockFrames: 1000).render(messages, totalFrames: 48_500) {
+                samples.append(contentsOf: $0)
+                sizes.append($0.count)
+            }
+            return (samples, sizes)
+        }
+        let one = try collect(threads: 1), two = try collect(threads: 2)
+        #expect(one.sizes == Array(repeating: 2000, count: 48) + [1000])
+        #expect(two.sizes == one.sizes)
+        #expect(Signal.peak(one.samples) > 0.05)
+        #expect(zip(one.samples, two.samples).allSatisfy { $0.bitPattern == $1.bitPattern })
+
+        struct DiskFull: Error {}
+        let failing = try engine(threads: 2)
+        var calls = 0
+        #expect(throws: DiskFull.self) {
+            try OfflineRenderer(engine: failing, blockFrames: 1000).render(messages, totalFrames: 48_000) { (_) throws(DiskFull) in
+                calls += 1
+                if calls == 3 { throw DiskFull() }
+            }
+        }
+        // The third block's write failed while the fourth rendered; nothing more was rendered or handed over.
+        #expect(calls == 3)
+        #expect(failing.frame == 4000)
+    }
+
     @Test("what threads write side by side — voices, parts, buses — sits on cache lines of its own")
     func cacheLines() throws {
         #expect(MemoryLayout<Voice>.stride % 64 == 0, "a voice is \(MemoryLayout<Voice>.stride) bytes")

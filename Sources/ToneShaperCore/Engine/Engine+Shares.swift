@@ -1,42 +1,49 @@
 import Synchronization
 
-/// How a block's voices are shared between threads: parts (MIDI channels) are independent until
-/// the mix, so each audible part — its voices summed into its bus in pool order, then its gain and
-/// echo — is one piece of work. Threads claim parts from a list, heaviest first, until none is left:
-/// whichever thread is free takes the next part, so a thread held up by the serial work between
-/// blocks (events, control ticks, the mix) simply takes fewer. Who renders a part never changes
-/// its bus, and the buses are mixed in channel order, so the output is the same bit for bit.
+/// How a span's voices are shared between threads (what a span is: `Engine+Span`): parts (MIDI
+/// channels) are independent until the mix, so each audible part — its control ticks, its voices
+/// summed into its bus in pool order, its gain, echo and pan — is one piece of work. Threads claim
+/// parts from a list until none is left: whichever thread is free takes the next part, so a thread
+/// held up by the serial work between spans (events, the mix, the master) simply takes fewer. Who
+/// renders a part never changes its planes, and they are mixed in channel order, so the output is
+/// the same bit for bit.
 extension Engine {
-    /// Builds the block's work list in one pass over the pool: each part's sounding voices in pool
-    /// order (a row of `voiceCount` slots per part), then the audible parts by voice count, most
-    /// first (a long part started last would finish last).
+    /// Builds the span's work list in one pass over the pool: each part's sounding voices in pool
+    /// order (a row of `voiceCount` slots per part), then the audible parts by voice count, so that
+    /// each thread takes the heaviest first (a long part started last would finish last).
     func listParts() {
         let counts = partVoiceCount, rows = partVoices, stride = voiceCount
         counts.update(repeating: 0, count: 16)
+        spanAudible.update(repeating: 0, count: 16)
         for i in 0..<voiceCount where voices[i].stage != .idle {
             let p = voices[i].part
             rows[p * stride + counts[p]] = i
             counts[p] += 1
         }
+        // By voice count, most first (insertion, stable: channel order among equals), in the
+        // list's second half...
+        let sorted = partOrder + 16
         var count = 0
         for p in 0..<16 where parts[p].audible {
-            // Insertion by voice count (stable: channel order among equals).
             let weight = counts[p]
             var k = count
-            while k > 0 && counts[partOrder[k - 1]] < weight {
-                partOrder[k] = partOrder[k - 1]
+            while k > 0 && counts[sorted[k - 1]] < weight {
+                sorted[k] = sorted[k - 1]
                 k -= 1
             }
-            partOrder[k] = p
+            sorted[k] = p
             count += 1
         }
+        // ...then dealt to both ends in turn: the engine's thread, taking from the front, and the
+        // helpers, from the back, each start with the heaviest and meet at the lightest.
+        for k in 0..<count { partOrder[k & 1 == 0 ? k >> 1 : count - 1 - (k >> 1)] = sorted[k] }
         partOrderCount = count
         shareCounters.claims.store(0, ordering: .relaxed)
     }
 
-    /// Thread `t`'s part of a block (t = 0 is the engine's own thread): claims parts from the list
-    /// until none is left. The engine's thread takes them from the front (heaviest first), helpers
-    /// from the back, so from block to block each thread mostly keeps the same parts and their
+    /// Thread `t`'s part of a span (t = 0 is the engine's own thread): claims parts from the list
+    /// until none is left. The engine's thread takes them from the front, helpers from the back,
+    /// so from span to span each thread mostly keeps the same parts and their
     /// voices, buses and echo lines stay in its core's cache. One atomic word holds both ends' counts
     /// (front in the low half, back in the high half): a claim is good while the two have not met.
     /// With one thread, every part in order, with no atomic claim (a locked instruction per part
@@ -45,34 +52,53 @@ extension Engine {
         let count = partOrderCount
         if crew == nil {
             for k in 0..<count { renderPart(partOrder[k], thread: t) }
+            if let job = sideJob { job() }
             return
         }
+        // The caller's job, if any, is one more entry at the back: a helper, free first, takes it.
+        let total = count + (sideJob == nil ? 0 : 1)
         let step = t == 0 ? 1 : 1 << 32
         while true {
             let claims = shareCounters.claims.wrappingAdd(step, ordering: .relaxed).oldValue
             let front = claims & 0xFFFF_FFFF, back = claims >> 32
-            if front + back >= count { break }
-            renderPart(partOrder[t == 0 ? front : count - 1 - back], thread: t)
-            if t > 0 { shareCounters.helperParts.wrappingAdd(1, ordering: .relaxed) }
+            if front + back >= total { break }
+            let k = t == 0 ? front : total - 1 - back
+            if k == count { sideJob?() } else { renderPart(partOrder[k], thread: t) }
         }
     }
 
-    /// One part's voices into its bus, in pool order, then its gain, echo and pan.
+    /// One part through the span, period by period: its own control tick where a period starts
+    /// (when the span says so), then its voices into its bus in pool order, its gain, echo and pan.
+    /// A part that falls silent stays silent to the end of the span (only a note, an event, wakes
+    /// it), and `spanAudible` says which periods it sounded in.
     @inline(__always) func renderPart(_ p: Int, thread t: Int) {
-        let count = jobCount, intoPeriod = jobIntoPeriod
-        let bus = buses + p * maxBlock
-        bus.update(repeating: 0, count: count)
-        let ratio = partRatio[p]
+        let count = jobCount, partsTick = jobPartsTick
+        let bus = buses + p * maxSpan, right = buses + (16 + p) * maxSpan
         let scratch = scratches[t]
         let row = partVoices + p * voiceCount
-        for j in 0..<partVoiceCount[p] {
-            let v = voices + row[j]
-            v.pointee.render(count: count, intoPeriod: intoPeriod, slot: slots + v.pointee.slot, ratio: v.pointee.noteRatio * ratio,
-                             halfStep: halfStep, scratch: scratch, tables: tables,
-                             nyquistReciprocal: nyquistReciprocal, into: bus)
+        var sounded: UInt32 = 0
+        var start = 0, into = jobIntoPeriod, segment = 0
+        while start < count {
+            let m = min(count - start, maxBlock - into)
+            if partsTick && into == 0 { tickPart(p) }
+            if !parts[p].audible { break }
+            sounded |= UInt32(1) << UInt32(segment)
+            let segmentBus = bus + start
+            segmentBus.update(repeating: 0, count: m)
+            let ratio = partRatio[p]
+            for j in 0..<partVoiceCount[p] {
+                let v = voices + row[j]
+                if v.pointee.stage == .idle { continue }  // freed at a tick earlier in the span
+                v.pointee.render(count: m, intoPeriod: into, slot: slots + v.pointee.slot, ratio: v.pointee.noteRatio * ratio,
+                                 halfStep: halfStep, scratch: scratch, tables: tables,
+                                 nyquistReciprocal: nyquistReciprocal, into: segmentBus)
+            }
+            processPart(p, bus: segmentBus, count: m)
+            panPart(p, bus: segmentBus, right: right + start, count: m, intoPeriod: into)
+            if t > 0 { shareCounters.helperParts.wrappingAdd(1, ordering: .relaxed) }
+            start += m; into = 0; segment += 1
         }
-        processPart(p, count: count)
-        panPart(p, count: count, intoPeriod: intoPeriod)
+        spanAudible[p] = sounded
     }
 }
 
@@ -84,7 +110,7 @@ final class ShareCounters: @unchecked Sendable {
     /// Claims on `partOrder` so far: from the front in the low 32 bits, from the back in the high 32.
     let claims = Atomic<Int>(0)
     private let between: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
-    /// Parts rendered by the helper threads so far.
+    /// Part-periods rendered by the helper threads so far.
     let helperParts = Atomic<Int>(0)
     private let after: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
 }

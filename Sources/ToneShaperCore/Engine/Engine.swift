@@ -30,8 +30,8 @@ public final class Engine: @unchecked Sendable {
     /// How many voices play each slot.
     let slotUsers: UnsafeMutablePointer<Int>
     let partRatio: UnsafeMutablePointer<Double>
-    /// 32 planes of maxBlock: part p's bus in plane p (its left side once panned), its right side in
-    /// plane 16 + p.
+    /// 32 planes of maxSpan frames: part p's bus in plane p (its left side once panned), its right
+    /// side in plane 16 + p.
     let buses: UnsafeMutablePointer<Float>
     /// The stereo mix, one plane per side (maxBlock each), so the pan loop vectorises; interleaved
     /// only when written out.
@@ -43,7 +43,8 @@ public final class Engine: @unchecked Sendable {
     /// Per thread (the engine's own first): the voice render loops' scratch buffers.
     let scratches: UnsafeMutablePointer<VoiceScratch>
     public let threadCount: Int
-    /// The current block's work list (see `Engine+Shares`): audible parts, heaviest first, and
+    /// The current span's work list (see `Engine+Shares`): audible parts, dealt heaviest first to
+    /// both ends, and
     /// each part's sounding voices in pool order (`partVoices[p · voiceCount ..< + partVoiceCount[p]]`).
     let partOrder: UnsafeMutablePointer<Int>
     var partOrderCount = 0
@@ -54,9 +55,18 @@ public final class Engine: @unchecked Sendable {
     let shareCounters = ShareCounters()
     /// The helper threads when `configuration.threads` > 1.
     var crew: RenderCrew?
-    /// The block being rendered, for the crew's shares.
+    /// The span being rendered, for the crew's shares: its length, where in the control period it
+    /// starts, and whether the parts run their own control ticks (see `Engine+Span`).
     var jobCount = 0
     var jobIntoPeriod = 0
+    var jobPartsTick = false
+    /// The caller's job for this render call, until a span has run it.
+    var sideJob: (() -> Void)?
+    /// Frames in a span at most: `spanPeriods` control periods.
+    let maxSpan: Int
+    static let spanPeriods = 16
+    /// Per part, bit s: the part was audible in the span's segment s (its planes hold sound there).
+    let spanAudible: UnsafeMutablePointer<UInt32>
     let tables: UnsafeMutablePointer<Float>
     let tablesOwner: BandLimitedTables
     let maxBlock: Int
@@ -71,7 +81,7 @@ public final class Engine: @unchecked Sendable {
     public private(set) var frame: Int64 = 0
 
     /// Output samples that exceeded ±1 and were clipped (the clipping policy: hard clip, counted).
-    public private(set) var clippedSamples = 0
+    public internal(set) var clippedSamples = 0
     /// Notes that had to take a voice from another note.
     public internal(set) var stolenVoices = 0
     /// The MPE zones in force: from the configuration, then from MPE Configuration Messages.
@@ -102,6 +112,9 @@ public final class Engine: @unchecked Sendable {
         voices = cacheAligned(Voice.self, count: voiceCount)
         voices.initialize(repeating: Voice(), count: voiceCount)
         maxBlock = configuration.maxBlock
+        maxSpan = Engine.spanPeriods * configuration.maxBlock
+        spanAudible = .allocate(capacity: 16)
+        spanAudible.initialize(repeating: 0, count: 16)
         let rate = configuration.sampleRate
         halfStep = 0.5 / rate
         nyquistReciprocal = 2 / rate
@@ -112,8 +125,8 @@ public final class Engine: @unchecked Sendable {
         threadCount = max(1, configuration.threads)
         scratches = .allocate(capacity: threadCount)
         for t in 0..<threadCount { (scratches + t).initialize(to: VoiceScratch(capacity: maxBlock)) }
-        partOrder = .allocate(capacity: 16)
-        partOrder.initialize(repeating: 0, count: 16)
+        partOrder = .allocate(capacity: 32)  // the list, then room to sort it
+        partOrder.initialize(repeating: 0, count: 32)
         partVoiceCount = .allocate(capacity: 16)
         partVoiceCount.initialize(repeating: 0, count: 16)
         partVoices = .allocate(capacity: 16 * max(1, configuration.voices))
@@ -122,8 +135,8 @@ public final class Engine: @unchecked Sendable {
         tables = tablesOwner.storage
         partRatio = .allocate(capacity: 16)
         partRatio.initialize(repeating: 1, count: 16)
-        buses = cacheAligned(Float.self, count: 32 * maxBlock)
-        buses.initialize(repeating: 0, count: 32 * maxBlock)
+        buses = cacheAligned(Float.self, count: 32 * maxSpan)
+        buses.initialize(repeating: 0, count: 32 * maxSpan)
         mixLeft = .allocate(capacity: maxBlock)
         mixLeft.initialize(repeating: 0, count: maxBlock)
         mixRight = .allocate(capacity: maxBlock)
@@ -166,14 +179,20 @@ public final class Engine: @unchecked Sendable {
         slots.deinitialize(count: slotCount); slots.deallocate(); slotUsers.deallocate()
         parts.deinitialize(count: 16); UnsafeMutableRawPointer(parts).deallocate()
         voices.deinitialize(count: voiceCount); UnsafeMutableRawPointer(voices).deallocate()
-        partRatio.deallocate(); programPresets.deallocate(); keySemitones.deallocate(); UnsafeMutableRawPointer(buses).deallocate(); mixLeft.deallocate(); mixRight.deallocate(); presets.deallocate()
+        partRatio.deallocate(); spanAudible.deallocate(); programPresets.deallocate(); keySemitones.deallocate(); UnsafeMutableRawPointer(buses).deallocate(); mixLeft.deallocate(); mixRight.deallocate(); presets.deallocate()
     }
 
     // MARK: - Rendering
 
     /// Renders `frames` stereo frames (interleaved L, R) into `output`, applying each event at its
     /// frame offset. Events must be sorted by offset; offsets ≥ frames apply after the last frame.
-    public func render(frames: Int, events: UnsafeBufferPointer<EngineEvent>, into output: UnsafeMutablePointer<Float>) {
+    /// `job`, when given, runs once during the call on whichever render thread is free first, beside
+    /// the voices (an offline render writes the previous block's samples to the file this way, so
+    /// the writing does not hold every thread up between blocks). It must not touch the engine.
+    public func render(frames: Int, events: UnsafeBufferPointer<EngineEvent>, into output: UnsafeMutablePointer<Float>,
+                       alongside job: (() -> Void)? = nil) {
+        sideJob = job
+        defer { if let job = sideJob { sideJob = nil; job() } }  // no span ran (frames == 0)
         var position = 0
         var e = 0
         let grid = Int64(maxBlock)
@@ -185,10 +204,18 @@ public final class Engine: @unchecked Sendable {
             // Control-rate work happens on a fixed grid of absolute frames, so the output does not
             // depend on how a caller groups frames into render calls (live periods vs offline blocks).
             let intoPeriod = Int(frame % grid)
-            if intoPeriod == 0 { controlTick() }
             let next = e < events.count ? min(frames, events[e].offset) : frames
-            let end = min(next, position + maxBlock - intoPeriod)
-            renderBlock(output + 2 * position, count: end - position, intoPeriod: intoPeriod)
+            let end: Int
+            if handingOver() {
+                // A stolen voice is fading out to start its new note: that start touches another
+                // part, so this period's tick runs here, whole, before the parts render.
+                if intoPeriod == 0 { controlTick() }
+                end = min(next, position + maxBlock - intoPeriod)
+                renderSpan(output + 2 * position, count: end - position, intoPeriod: intoPeriod, partsTick: false)
+            } else {
+                end = min(next, position + maxSpan - intoPeriod)
+                renderSpan(output + 2 * position, count: end - position, intoPeriod: intoPeriod, partsTick: true)
+            }
             frame += Int64(end - position)
             position = end
         }
@@ -212,138 +239,5 @@ public final class Engine: @unchecked Sendable {
         var n = 0
         for i in 0..<voiceCount where voices[i].stage != .idle { n += 1 }
         return n
-    }
-
-    /// Once per control period (maxBlock frames of absolute time): shape glides, vibrato, pan
-    /// targets, freeing finished voices and deciding which parts are still audible.
-    func controlTick() {
-        let seconds = Double(maxBlock) / sampleRate
-        for i in 0..<voiceCount where voices[i].stage == .releasing && voices[i].rampLeft == 0 && voices[i].gain <= 0 {
-            finish(voices + i)
-        }
-        var anyAudible = false
-        for p in 0..<16 {
-            let part = parts + p
-            let echo = part.pointee.echo
-            let echoing = echo.isOff ? 0 : Int(max(echo.delaySamples, echo.delayTarget)) + 2
-            part.pointee.audible = part.pointee.activeVoices > 0 || (part.pointee.audible && part.pointee.quietFrames <= echoing)
-            if !part.pointee.audible { continue }
-            anyAudible = true
-            slots[part.pointee.currentSlot].glide(table: presets, sampleRate: sampleRate, coefficient: glideCoefficient)
-            if part.pointee.vibratoDepth > 0 {
-                part.pointee.vibratoPhase = fractionalPart(part.pointee.vibratoPhase + 5.5 * seconds)
-            }
-            partRatio[p] = currentRatio(part: p)
-            // Pan moves linearly across the coming period, from where the last one ended.
-            part.pointee.panFromLeft = part.pointee.panLeft
-            part.pointee.panFromRight = part.pointee.panRight
-            part.pointee.aimPan()
-        }
-        // All quiet: the output DC blocker's own tail (after a sound with a mean, e.g. the article's
-        // sawtooth, it swings the other way and returns at 1 Hz) is let die away, then set to rest
-        // below −140 dBFS, so the silence after it is exact zeros without a step.
-        if !anyAudible && max(abs(dcLeft.y), abs(dcRight.y)) < 1e-7 { dcLeft = (0, 0); dcRight = (0, 0) }
-    }
-
-    func renderBlock(_ out: UnsafeMutablePointer<Float>, count: Int, intoPeriod: Int) {
-        let left = mixLeft, right = mixRight
-        left.update(repeating: 0, count: count)
-        right.update(repeating: 0, count: count)
-        jobCount = count
-        jobIntoPeriod = intoPeriod
-        listParts()
-        if let crew {
-            crew.run { renderShare(0) }
-        } else {
-            renderShare(0)
-        }
-        // The panned buses reach the mix in channel order, whoever rendered them: the same sums, bit for bit.
-        for p in 0..<16 where parts[p].audible {
-            let bus = buses + p * maxBlock, busRight = buses + (16 + p) * maxBlock
-            for n in 0..<count {
-                left[n] += bus[n]
-                right[n] += busRight[n]
-            }
-        }
-        // Master: gain, a one-pole DC blocker with a 1 Hz corner per side (whatever mean a shape or
-        // an echo builds up never reaches the speakers, and low notes do not droop), hard clip
-        // (counted), interleave.
-        let master = Float(configuration.masterGain), pole = dcPole
-        var (xl, yl) = dcLeft, (xr, yr) = dcRight
-        var clipped = 0
-        for n in 0..<count {
-            let l = left[n] * master, r = right[n] * master
-            let bl = l - xl + pole * yl, br = r - xr + pole * yr
-            xl = l; yl = bl; xr = r; yr = br
-            let cl = min(max(bl, -1), 1), cr = min(max(br, -1), 1)
-            clipped += (cl != bl ? 1 : 0) + (cr != br ? 1 : 0)
-            out[2 * n] = cl
-            out[2 * n + 1] = cr
-        }
-        dcLeft = (xl, yl); dcRight = (xr, yr)
-        clippedSamples += clipped
-    }
-
-    /// A part's bus: gain (ramped), then echo; and whether it is still carrying sound.
-    func processPart(_ p: Int, count: Int) {
-        let part = parts + p
-        let bus = buses + p * maxBlock
-        var a = part.pointee.amplitude
-        let target = part.pointee.amplitudeTarget
-        if a == target {
-            // Settled (the usual case): one gain for the block.
-            let gain = Float(a)
-            for n in 0..<count { bus[n] *= gain }
-        } else {
-            let maxStep = 1 / rampSamples
-            for n in 0..<count {
-                a += min(max(target - a, -maxStep), maxStep)
-                bus[n] *= Float(a)
-            }
-            part.pointee.amplitude = a
-        }
-        part.pointee.echo.process(bus, count: count)
-        // Loudness decides when an echo tail has died away; while notes sound it is not needed
-        // (`activeVoices` only falls at control ticks), so it is only measured once they have stopped.
-        if part.pointee.activeVoices > 0 || Engine.peak(bus, count: count) > 1e-6 {
-            part.pointee.quietFrames = 0
-        } else {
-            part.pointee.quietFrames += count
-        }
-    }
-
-    /// Equal-power pan of a part's finished bus: the left side in place, the right into the part's
-    /// second plane (`buses` + (16 + p)·maxBlock), for the mix to add up in channel order. Done by
-    /// whichever thread rendered the part. The pan moves linearly across the control period, the
-    /// ramp position exact integer frames.
-    @inline(__always) func panPart(_ p: Int, count: Int, intoPeriod: Int) {
-        let part = parts + p
-        let bus = buses + p * maxBlock, right = buses + (16 + p) * maxBlock
-        let l0 = part.pointee.panFromLeft, r0 = part.pointee.panFromRight
-        let period = Float(maxBlock)
-        let dl = (part.pointee.panLeft - l0) / period, dr = (part.pointee.panRight - r0) / period
-        let first = Int32(truncatingIfNeeded: intoPeriod + 1)
-        for n in 0..<count {
-            let k = Float(first &+ Int32(truncatingIfNeeded: n))
-            let s = bus[n]
-            bus[n] = s * (l0 + dl * k)
-            right[n] = s * (r0 + dr * k)
-        }
-    }
-
-    /// Largest |x| over `count` samples, eight lanes at a time (the render command's peak meter too).
-    @inline(__always) public static func peak(_ x: UnsafeMutablePointer<Float>, count: Int) -> Float {
-        var high = SIMD8<Float>(repeating: 0), low = SIMD8<Float>(repeating: 0)
-        var n = 0
-        while n + 8 <= count {
-            let v = UnsafeRawPointer(x + n).loadUnaligned(as: SIMD8<Float>.self)
-            // (Selects, not the stdlib's pointwiseMax/Min: those are generic calls, not inlined.)
-            high = high.replacing(with: v, where: v .> high)
-            low = low.replacing(with: v, where: v .< low)
-            n += 8
-        }
-        var result = max(high.max(), -low.min())
-        while n < count { result = max(result, abs(x[n])); n += 1 }
-        return result
     }
 }

@@ -18,32 +18,55 @@ public struct OfflineRenderer {
     }
 
     /// Renders `totalFrames` frames of `messages` (sorted by frame, stable) and calls `sink` with
-    /// each block of interleaved stereo samples; `progress` gets the fraction done.
-    public func render(_ messages: [TimedMIDIMessage], totalFrames: Int,
-                       progress: ((Double) -> Void)? = nil,
-                       sink: (UnsafeBufferPointer<Float>) throws -> Void) rethrows {
+    /// each block of interleaved stereo samples, in order; `progress` gets the fraction done.
+    ///
+    /// With helper threads, block k is handed to `sink` while block k + 1 renders, by whichever
+    /// render thread is free first (two buffers take turns): writing a file then costs the
+    /// threads no time between blocks. The first error `sink` throws ends the render.
+    public func render<E: Error>(_ messages: [TimedMIDIMessage], totalFrames: Int,
+                                 progress: ((Double) -> Void)? = nil,
+                                 sink: (UnsafeBufferPointer<Float>) throws(E) -> Void) throws(E) {
         let sorted = messages.inFrameOrder()
         var events: [EngineEvent] = []
         events.reserveCapacity(256)
-        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 2 * blockFrames)
-        defer { buffer.deallocate() }
+        let buffers = UnsafeMutablePointer<Float>.allocate(capacity: 4 * blockFrames)
+        defer { buffers.deallocate() }
+        let overlapped = engine.threadCount > 1
         var next = 0
         var start = 0
         var lastReport = -1
-        while start < totalFrames {
-            let count = min(blockFrames, totalFrames - start)
-            events.removeAll(keepingCapacity: true)
-            while next < sorted.count && sorted[next].frame < Int64(start + count) {
-                events.append(EngineEvent(offset: max(0, Int(sorted[next].frame) - start), sorted[next].message))
-                next += 1
+        var written: UnsafeBufferPointer<Float>?  // rendered, not yet handed to the sink
+        var failure: E?
+        try withoutActuallyEscaping(sink) { (sink) throws(E) in
+            var turn = 0
+            while start < totalFrames {
+                let count = min(blockFrames, totalFrames - start)
+                events.removeAll(keepingCapacity: true)
+                while next < sorted.count && sorted[next].frame < Int64(start + count) {
+                    events.append(EngineEvent(offset: max(0, Int(sorted[next].frame) - start), sorted[next].message))
+                    next += 1
+                }
+                let buffer = buffers + turn * 2 * blockFrames
+                if overlapped, let block = written {
+                    events.withUnsafeBufferPointer {
+                        engine.render(frames: count, events: $0, into: buffer) {
+                            do throws(E) { try sink(block) } catch { failure = error }
+                        }
+                    }
+                    if let failure { throw failure }
+                } else {
+                    if let block = written { try sink(block) }
+                    events.withUnsafeBufferPointer { engine.render(frames: count, events: $0, into: buffer) }
+                }
+                written = UnsafeBufferPointer(start: buffer, count: 2 * count)
+                turn ^= 1
+                start += count
+                if let progress {
+                    let percent = start * 100 / max(1, totalFrames)
+                    if percent != lastReport { lastReport = percent; progress(Double(start) / Double(totalFrames)) }
+                }
             }
-            events.withUnsafeBufferPointer { engine.render(frames: count, events: $0, into: buffer) }
-            try sink(UnsafeBufferPointer(start: buffer, count: 2 * count))
-            start += count
-            if let progress {
-                let percent = start * 100 / max(1, totalFrames)
-                if percent != lastReport { lastReport = percent; progress(Double(start) / Double(totalFrames)) }
-            }
+            if let block = written { try sink(block) }
         }
     }
 

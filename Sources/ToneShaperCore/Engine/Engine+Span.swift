@@ -1,0 +1,188 @@
+/// The render loop between two events: a span of up to `spanPeriods` control periods.
+///
+/// What a control tick changes is almost all one part's own business — its finished voices, its
+/// audibility, its shape's glide, vibrato, pitch ratio and pan — so within a span each part runs
+/// its own ticks, period after period, on whichever thread rendered it, into planes as long as the
+/// span. The threads meet once per span instead of once per period (128 frames), and the planes
+/// are then mixed and mastered period by period, in channel order: the same arithmetic, in the same
+/// order, as rendering one period at a time, bit for bit. The one tick that reaches across parts —
+/// a stolen voice handing over to its new note — runs whole on the engine's thread, one period at
+/// a time, while any such hand-over is pending.
+extension Engine {
+    /// Whether any voice is fading out to start the note that stole it.
+    func handingOver() -> Bool {
+        for i in 0..<voiceCount where voices[i].pendingPart >= 0 && voices[i].stage != .idle { return true }
+        return false
+    }
+
+    /// The whole control tick for every part, on this thread (used while a hand-over is pending).
+    func controlTick() {
+        for i in 0..<voiceCount where voices[i].stage == .releasing && voices[i].rampLeft == 0 && voices[i].gain <= 0 {
+            finish(voices + i)
+        }
+        var anyAudible = false
+        for p in 0..<16 where tickSettings(p) { anyAudible = true }
+        restDCBlocker(anyAudible: anyAudible)
+    }
+
+    /// Part p's share of a control tick when it runs its own: its voices whose release has ended are
+    /// freed (in pool order, as the whole tick does), then its settings move on.
+    func tickPart(_ p: Int) {
+        let row = partVoices + p * voiceCount
+        for j in 0..<partVoiceCount[p] {
+            let v = voices + row[j]
+            if v.pointee.stage == .releasing && v.pointee.rampLeft == 0 && v.pointee.gain <= 0 { finish(v) }
+        }
+        _ = tickSettings(p)
+    }
+
+    /// Once per control period (maxBlock frames of absolute time), per part: whether it is still
+    /// audible, then its shape's glide, vibrato, pitch ratio and pan target. Returns `audible`.
+    func tickSettings(_ p: Int) -> Bool {
+        let part = parts + p
+        let echo = part.pointee.echo
+        let echoing = echo.isOff ? 0 : Int(max(echo.delaySamples, echo.delayTarget)) + 2
+        part.pointee.audible = part.pointee.activeVoices > 0 || (part.pointee.audible && part.pointee.quietFrames <= echoing)
+        if !part.pointee.audible { return false }
+        slots[part.pointee.currentSlot].glide(table: presets, sampleRate: sampleRate, coefficient: glideCoefficient)
+        if part.pointee.vibratoDepth > 0 {
+            part.pointee.vibratoPhase = fractionalPart(part.pointee.vibratoPhase + 5.5 * (Double(maxBlock) / sampleRate))
+        }
+        partRatio[p] = currentRatio(part: p)
+        // Pan moves linearly across the coming period, from where the last one ended.
+        part.pointee.panFromLeft = part.pointee.panLeft
+        part.pointee.panFromRight = part.pointee.panRight
+        part.pointee.aimPan()
+        return true
+    }
+
+    /// All quiet at a tick: the output DC blocker's own tail (after a sound with a mean, e.g. the
+    /// article's sawtooth, it swings the other way and returns at 1 Hz) is let die away, then set to
+    /// rest below −140 dBFS, so the silence after it is exact zeros without a step.
+    @inline(__always) func restDCBlocker(anyAudible: Bool) {
+        if !anyAudible && max(abs(dcLeft.y), abs(dcRight.y)) < 1e-7 { dcLeft = (0, 0); dcRight = (0, 0) }
+    }
+
+    /// Renders a span: `count` frames from `intoPeriod` frames into a control period, ending on the
+    /// period grid or earlier (an event or the caller's end). With `partsTick`, each part runs the
+    /// ticks at the periods the span starts; without, the caller ran the whole tick already.
+    func renderSpan(_ out: UnsafeMutablePointer<Float>, count: Int, intoPeriod: Int, partsTick: Bool) {
+        jobCount = count
+        jobIntoPeriod = intoPeriod
+        jobPartsTick = partsTick
+        listParts()
+        if let crew {
+            crew.run { renderShare(0) }
+        } else {
+            renderShare(0)
+        }
+        sideJob = nil  // done by now, on one thread or another
+        // Period by period: the planes of the parts audible there reach the mix in channel order,
+        // whoever rendered them, then the master stage.
+        var start = 0, into = intoPeriod, segment = 0
+        while start < count {
+            let m = min(count - start, maxBlock - into)
+            let bit = UInt32(1) << UInt32(segment)
+            if partsTick && into == 0 {
+                var anyAudible = false
+                for p in 0..<16 where spanAudible[p] & bit != 0 { anyAudible = true }
+                restDCBlocker(anyAudible: anyAudible)
+            }
+            let left = mixLeft, right = mixRight
+            left.update(repeating: 0, count: m)
+            right.update(repeating: 0, count: m)
+            for p in 0..<16 where spanAudible[p] & bit != 0 {
+                let bus = buses + p * maxSpan + start, busRight = buses + (16 + p) * maxSpan + start
+                for n in 0..<m {
+                    left[n] += bus[n]
+                    right[n] += busRight[n]
+                }
+            }
+            master(out + 2 * start, count: m)
+            start += m; into = 0; segment += 1
+        }
+    }
+
+    /// Master: gain, a one-pole DC blocker with a 1 Hz corner per side (whatever mean a shape or an
+    /// echo builds up never reaches the speakers, and low notes do not droop), hard clip (counted),
+    /// interleave.
+    @inline(__always) func master(_ out: UnsafeMutablePointer<Float>, count: Int) {
+        let left = mixLeft, right = mixRight
+        let master = Float(configuration.masterGain), pole = dcPole
+        var (xl, yl) = dcLeft, (xr, yr) = dcRight
+        var clipped = 0
+        for n in 0..<count {
+            let l = left[n] * master, r = right[n] * master
+            let bl = l - xl + pole * yl, br = r - xr + pole * yr
+            xl = l; yl = bl; xr = r; yr = br
+            let cl = min(max(bl, -1), 1), cr = min(max(br, -1), 1)
+            clipped += (cl != bl ? 1 : 0) + (cr != br ? 1 : 0)
+            out[2 * n] = cl
+            out[2 * n + 1] = cr
+        }
+        dcLeft = (xl, yl); dcRight = (xr, yr)
+        clippedSamples += clipped
+    }
+
+    /// A part's bus for one period's frames: gain (ramped), then echo; and whether it is still
+    /// carrying sound.
+    func processPart(_ p: Int, bus: UnsafeMutablePointer<Float>, count: Int) {
+        let part = parts + p
+        var a = part.pointee.amplitude
+        let target = part.pointee.amplitudeTarget
+        if a == target {
+            // Settled (the usual case): one gain for the block.
+            let gain = Float(a)
+            for n in 0..<count { bus[n] *= gain }
+        } else {
+            let maxStep = 1 / rampSamples
+            for n in 0..<count {
+                a += min(max(target - a, -maxStep), maxStep)
+                bus[n] *= Float(a)
+            }
+            part.pointee.amplitude = a
+        }
+        part.pointee.echo.process(bus, count: count)
+        // Loudness decides when an echo tail has died away; while notes sound it is not needed
+        // (`activeVoices` only falls at control ticks), so it is only measured once they have stopped.
+        if part.pointee.activeVoices > 0 || Engine.peak(bus, count: count) > 1e-6 {
+            part.pointee.quietFrames = 0
+        } else {
+            part.pointee.quietFrames += count
+        }
+    }
+
+    /// Equal-power pan of a part's finished bus: the left side in place, the right into `right`,
+    /// for the mix to add up in channel order. The pan moves linearly across the control period,
+    /// the ramp position exact integer frames.
+    @inline(__always) func panPart(_ p: Int, bus: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
+                                   count: Int, intoPeriod: Int) {
+        let part = parts + p
+        let l0 = part.pointee.panFromLeft, r0 = part.pointee.panFromRight
+        let period = Float(maxBlock)
+        let dl = (part.pointee.panLeft - l0) / period, dr = (part.pointee.panRight - r0) / period
+        let first = Int32(truncatingIfNeeded: intoPeriod + 1)
+        for n in 0..<count {
+            let k = Float(first &+ Int32(truncatingIfNeeded: n))
+            let s = bus[n]
+            bus[n] = s * (l0 + dl * k)
+            right[n] = s * (r0 + dr * k)
+        }
+    }
+
+    /// Largest |x| over `count` samples, eight lanes at a time (the render command's peak meter too).
+    @inline(__always) public static func peak(_ x: UnsafeMutablePointer<Float>, count: Int) -> Float {
+        var high = SIMD8<Float>(repeating: 0), low = SIMD8<Float>(repeating: 0)
+        var n = 0
+        while n + 8 <= count {
+            let v = UnsafeRawPointer(x + n).loadUnaligned(as: SIMD8<Float>.self)
+            // (Selects, not the stdlib's pointwiseMax/Min: those are generic calls, not inlined.)
+            high = high.replacing(with: v, where: v .> high)
+            low = low.replacing(with: v, where: v .< low)
+            n += 8
+        }
+        var result = max(high.max(), -low.min())
+        while n < count { result = max(result, abs(x[n])); n += 1 }
+        return result
+    }
+}
