@@ -62,7 +62,7 @@ public final class BandLimitedTables: @unchecked Sendable {
         // One cycle of sine at table resolution: sin(2π k j / n) = sineTable[(k·j) mod n], exact.
         // Raw buffers, not arrays: this runs once per process, on the way to the first note.
         let sineTable = UnsafeMutablePointer<Double>.allocate(capacity: n)
-        let acc = UnsafeMutablePointer<Double>.allocate(capacity: n + 8)
+        let acc = UnsafeMutablePointer<Double>.allocate(capacity: n + 32)
         // The level just summed and the one before it (one partial group fewer), at full resolution:
         // a level's pairs need both.
         var rich = UnsafeMutablePointer<Float>.allocate(capacity: n)
@@ -72,7 +72,7 @@ public final class BandLimitedTables: @unchecked Sendable {
         let mask = n - 1, quarter = n / 4
         for (w, type) in [WaveType.bandLimitedSquare, .bandLimitedTriangle, .bandLimitedSawtooth].enumerated() {
             let spectrum = BandLimitedSpectrum(type)!
-            acc.update(repeating: 0, count: n + 8)
+            acc.update(repeating: 0, count: n + 32)
             // A sum of sines is odd about 0 and ½ (the second half is the first negated); with odd
             // partials only (square, triangle) each half is also even about ¼. So only the first
             // half, or quarter, is summed, and the snapshot mirrors it: a half or a quarter of the work.
@@ -101,26 +101,37 @@ public final class BandLimitedTables: @unchecked Sendable {
         }
     }
 
-    /// acc[j] += a·sin(2π k j / n) for j = 0 … through (and up to seven past it): eight points at a
-    /// time, each lane turned on by a fixed rotation (angle addition), re-seeded from the exact
-    /// table every 32 turns so rounding cannot build up. Tens of times faster than a table read per
-    /// point, which kept the first note waiting for milliseconds.
+    /// acc[j] += a·sin(2π k j / n) for j = 0 … through (and up to 31 past it): 32 points at a time
+    /// in four independent groups of eight lanes, each lane turned on by a fixed rotation (angle
+    /// addition), re-seeded from the exact table every 16 turns so rounding cannot build up. Tens of
+    /// times faster than a table read per point, which kept the first note waiting for milliseconds;
+    /// four groups, because one rotation's multiply-adds wait on the last.
     @inline(__always) static func addPartial(_ k: Int, amplitude a: Double, through last: Int, into acc: UnsafeMutablePointer<Double>,
                                              sineTable: UnsafeMutablePointer<Double>, mask: Int, quarter: Int) {
-        let turnSine = sineTable[(8 &* k) & mask], turnCosine = sineTable[(8 &* k &+ quarter) & mask]
-        var j = 0
-        while j <= last {
+        let turnSine = sineTable[(32 &* k) & mask], turnCosine = sineTable[(32 &* k &+ quarter) & mask]
+        @inline(__always) func seed(_ j: Int) -> (SIMD8<Double>, SIMD8<Double>) {
             var s = SIMD8<Double>(), c = SIMD8<Double>()
             for l in 0..<8 {
                 let i = (k &* (j + l)) & mask
                 s[l] = sineTable[i]; c[l] = sineTable[(i &+ quarter) & mask]
             }
+            return (s, c)
+        }
+        @inline(__always) func add(_ j: Int, _ s: SIMD8<Double>) {
+            let at = UnsafeMutableRawPointer(acc + j)
+            at.storeBytes(of: at.loadUnaligned(as: SIMD8<Double>.self) + a * s, as: SIMD8<Double>.self)
+        }
+        @inline(__always) func turn(_ s: inout SIMD8<Double>, _ c: inout SIMD8<Double>) {
+            (s, c) = (s * turnCosine + c * turnSine, c * turnCosine - s * turnSine)
+        }
+        var j = 0
+        while j <= last {
+            var (s0, c0) = seed(j), (s1, c1) = seed(j + 8), (s2, c2) = seed(j + 16), (s3, c3) = seed(j + 24)
             var turns = 0
-            while turns < 32 && j <= last {
-                let at = UnsafeMutableRawPointer(acc + j)
-                at.storeBytes(of: at.loadUnaligned(as: SIMD8<Double>.self) + a * s, as: SIMD8<Double>.self)
-                (s, c) = (s * turnCosine + c * turnSine, c * turnCosine - s * turnSine)
-                j += 8; turns += 1
+            while turns < 16 && j <= last {
+                add(j, s0); add(j + 8, s1); add(j + 16, s2); add(j + 24, s3)
+                turn(&s0, &c0); turn(&s1, &c1); turn(&s2, &c2); turn(&s3, &c3)
+                j += 32; turns += 1
             }
         }
     }
@@ -132,7 +143,7 @@ public final class BandLimitedTables: @unchecked Sendable {
         let size = sizes[level], every = tableSize / size
         let pairs = storage + w * waveStride + offsets[level]
         for e in 0..<(size + 4) {
-            let j = ((e - 1 + size) % size) * every
+            let j = ((e &- 1 &+ size) & (size - 1)) &* every  // size is a power of two
             pairs[2 * e] = rich[j]
             pairs[2 * e + 1] = lean[j]
         }

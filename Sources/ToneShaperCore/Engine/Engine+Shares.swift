@@ -14,7 +14,7 @@ extension Engine {
     func listParts() {
         let counts = partVoiceCount, rows = partVoices, stride = voiceCount
         counts.update(repeating: 0, count: 16)
-        spanAudible.update(repeating: 0, count: 16)
+        (spanAudible + 16 * planeSet).update(repeating: 0, count: 16)
         for i in 0..<voiceCount where voices[i].stage != .idle {
             let p = voices[i].part
             rows[p * stride + counts[p]] = i
@@ -52,18 +52,28 @@ extension Engine {
         let count = partOrderCount
         if crew == nil {
             for k in 0..<count { renderPart(partOrder[k], thread: t) }
+            if let master = pendingMaster { mixAndMaster(master) }
             if let job = sideJob { job() }
             return
         }
-        // The caller's job, if any, is one more entry at the back: a helper, free first, takes it.
-        let total = count + (sideJob == nil ? 0 : 1)
+        // The last span's mix and master and the caller's job, when there are any, are more
+        // entries at the back: a helper, free first, takes them.
+        let masterAt = pendingMaster == nil ? -1 : count
+        let jobAt = sideJob == nil ? -1 : count + (pendingMaster == nil ? 0 : 1)
+        let total = count + (masterAt < 0 ? 0 : 1) + (jobAt < 0 ? 0 : 1)
         let step = t == 0 ? 1 : 1 << 32
         while true {
             let claims = shareCounters.claims.wrappingAdd(step, ordering: .relaxed).oldValue
             let front = claims & 0xFFFF_FFFF, back = claims >> 32
             if front + back >= total { break }
             let k = t == 0 ? front : total - 1 - back
-            if k == count { sideJob?() } else { renderPart(partOrder[k], thread: t) }
+            if k == masterAt {
+                if let master = pendingMaster { mixAndMaster(master) }
+            } else if k == jobAt {
+                sideJob?()
+            } else {
+                renderPart(partOrder[k], thread: t)
+            }
         }
     }
 
@@ -73,7 +83,8 @@ extension Engine {
     /// it), and `spanAudible` says which periods it sounded in.
     @inline(__always) func renderPart(_ p: Int, thread t: Int) {
         let count = jobCount, partsTick = jobPartsTick
-        let bus = buses + p * maxSpan, right = buses + (16 + p) * maxSpan
+        let planes = buses + planeSet * 32 * maxSpan
+        let bus = planes + p * maxSpan, right = planes + (16 + p) * maxSpan
         let scratch = scratches[t]
         let row = partVoices + p * voiceCount
         var sounded: UInt32 = 0
@@ -98,7 +109,7 @@ extension Engine {
             if t > 0 { shareCounters.helperParts.wrappingAdd(1, ordering: .relaxed) }
             start += m; into = 0; segment += 1
         }
-        spanAudible[p] = sounded
+        spanAudible[16 * planeSet + p] = sounded
     }
 }
 

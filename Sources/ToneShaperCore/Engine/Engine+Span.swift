@@ -76,29 +76,43 @@ extension Engine {
         } else {
             renderShare(0)
         }
-        sideJob = nil  // done by now, on one thread or another
-        // Period by period: the planes of the parts audible there reach the mix in channel order,
-        // whoever rendered them, then the master stage.
-        var start = 0, into = intoPeriod, segment = 0
-        while start < count {
-            let m = min(count - start, maxBlock - into)
+        sideJob = nil  // it and the last span's master are done by now, on one thread or another
+        // This span's mix and master wait for the next span, where a free thread does them beside
+        // its parts, or for the end of the call.
+        pendingMaster = MasterJob(out: out, count: count, intoPeriod: intoPeriod, partsTick: partsTick, set: planeSet)
+        planeSet ^= 1
+    }
+
+    /// The mix and master of the last span, if still to do, on this thread.
+    func finishMaster() {
+        if let master = pendingMaster { mixAndMaster(master) }
+        pendingMaster = nil
+    }
+
+    /// Period by period: the planes of the parts audible there reach the mix in channel order,
+    /// whoever rendered them, then the master stage.
+    func mixAndMaster(_ job: MasterJob) {
+        let planes = buses + job.set * 32 * maxSpan, audible = spanAudible + 16 * job.set
+        var start = 0, into = job.intoPeriod, segment = 0
+        while start < job.count {
+            let m = min(job.count - start, maxBlock - into)
             let bit = UInt32(1) << UInt32(segment)
-            if partsTick && into == 0 {
+            if job.partsTick && into == 0 {
                 var anyAudible = false
-                for p in 0..<16 where spanAudible[p] & bit != 0 { anyAudible = true }
+                for p in 0..<16 where audible[p] & bit != 0 { anyAudible = true }
                 restDCBlocker(anyAudible: anyAudible)
             }
             let left = mixLeft, right = mixRight
             left.update(repeating: 0, count: m)
             right.update(repeating: 0, count: m)
-            for p in 0..<16 where spanAudible[p] & bit != 0 {
-                let bus = buses + p * maxSpan + start, busRight = buses + (16 + p) * maxSpan + start
+            for p in 0..<16 where audible[p] & bit != 0 {
+                let bus = planes + p * maxSpan + start, busRight = planes + (16 + p) * maxSpan + start
                 for n in 0..<m {
                     left[n] += bus[n]
                     right[n] += busRight[n]
                 }
             }
-            master(out + 2 * start, count: m)
+            master(job.out + 2 * start, count: m)
             start += m; into = 0; segment += 1
         }
     }
@@ -185,4 +199,13 @@ extension Engine {
         while n < count { result = max(result, abs(x[n])); n += 1 }
         return result
     }
+}
+
+/// A span's mix and master, to be done: where its output goes and which planes hold it.
+struct MasterJob {
+    let out: UnsafeMutablePointer<Float>
+    let count: Int
+    let intoPeriod: Int
+    let partsTick: Bool
+    let set: Int
 }

@@ -30,8 +30,9 @@ public final class Engine: @unchecked Sendable {
     /// How many voices play each slot.
     let slotUsers: UnsafeMutablePointer<Int>
     let partRatio: UnsafeMutablePointer<Double>
-    /// 32 planes of maxSpan frames: part p's bus in plane p (its left side once panned), its right
-    /// side in plane 16 + p.
+    /// Two sets (one being mixed while the next span renders into the other) of 32 planes of
+    /// maxSpan frames: part p's bus in plane p (its left side once panned), its right side in
+    /// plane 16 + p.
     let buses: UnsafeMutablePointer<Float>
     /// The stereo mix, one plane per side (maxBlock each), so the pan loop vectorises; interleaved
     /// only when written out.
@@ -65,8 +66,13 @@ public final class Engine: @unchecked Sendable {
     /// Frames in a span at most: `spanPeriods` control periods.
     let maxSpan: Int
     static let spanPeriods = 16
-    /// Per part, bit s: the part was audible in the span's segment s (its planes hold sound there).
+    /// Per plane set and part, bit s: the part was audible in the span's segment s (its planes
+    /// hold sound there).
     let spanAudible: UnsafeMutablePointer<UInt32>
+    /// The plane set the current span renders into.
+    var planeSet = 0
+    /// The last span's mix and master, not yet done (see `Engine+Span`).
+    var pendingMaster: MasterJob?
     let tables: UnsafeMutablePointer<Float>
     let tablesOwner: BandLimitedTables
     let maxBlock: Int
@@ -113,8 +119,8 @@ public final class Engine: @unchecked Sendable {
         voices.initialize(repeating: Voice(), count: voiceCount)
         maxBlock = configuration.maxBlock
         maxSpan = Engine.spanPeriods * configuration.maxBlock
-        spanAudible = .allocate(capacity: 16)
-        spanAudible.initialize(repeating: 0, count: 16)
+        spanAudible = .allocate(capacity: 32)
+        spanAudible.initialize(repeating: 0, count: 32)
         let rate = configuration.sampleRate
         halfStep = 0.5 / rate
         nyquistReciprocal = 2 / rate
@@ -135,8 +141,8 @@ public final class Engine: @unchecked Sendable {
         tables = tablesOwner.storage
         partRatio = .allocate(capacity: 16)
         partRatio.initialize(repeating: 1, count: 16)
-        buses = cacheAligned(Float.self, count: 32 * maxSpan)
-        buses.initialize(repeating: 0, count: 32 * maxSpan)
+        buses = cacheAligned(Float.self, count: 64 * maxSpan)
+        buses.initialize(repeating: 0, count: 64 * maxSpan)
         mixLeft = .allocate(capacity: maxBlock)
         mixLeft.initialize(repeating: 0, count: maxBlock)
         mixRight = .allocate(capacity: maxBlock)
@@ -208,7 +214,9 @@ public final class Engine: @unchecked Sendable {
             let end: Int
             if handingOver() {
                 // A stolen voice is fading out to start its new note: that start touches another
-                // part, so this period's tick runs here, whole, before the parts render.
+                // part, so this period's tick runs here, whole, before the parts render (and
+                // after the last span's master, whose DC blocker the tick may set to rest).
+                finishMaster()
                 if intoPeriod == 0 { controlTick() }
                 end = min(next, position + maxBlock - intoPeriod)
                 renderSpan(output + 2 * position, count: end - position, intoPeriod: intoPeriod, partsTick: false)
@@ -219,6 +227,7 @@ public final class Engine: @unchecked Sendable {
             frame += Int64(end - position)
             position = end
         }
+        finishMaster()  // the caller reads the output when this returns
         while e < events.count {
             apply(events[e].kind)
             e += 1
