@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import ToneShaperAudioFile
 
@@ -31,6 +32,27 @@ struct AudioFileRoundTripTests {
             }
             let container = format.fileExtension.uppercased()
             #expect(contents.formatDescription.uppercased().contains(container), "\(contents.formatDescription)")
+        }
+    }
+
+    @Test("writing over a file replaces it whole; through a symbolic link, the link stays and its target is written")
+    func writingOver() throws {
+        try withTemporaryDirectory { dir in
+            func write(_ path: String, frames: Int) throws {
+                let writer = try AudioFileWriter(path: path, format: .wav16, sampleRate: 48_000, channels: 2)
+                try writer.write(interleaved: sine(frequency: 440, sampleRate: 48_000, frames: frames, channels: 2))
+                try writer.close()
+            }
+            let path = "\(dir)/take.wav", link = "\(dir)/latest.wav"
+            try write(path, frames: 48_000)
+            try write(path, frames: 1000)  // shorter: nothing of the first take may remain
+            #expect(try AudioFileReader.read(path: path).frames == 1000)
+            #expect(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int == 44 + 4 * 1000)
+
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: path)
+            try write(link, frames: 500)
+            #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == path)
+            #expect(try AudioFileReader.read(path: path).frames == 500)
         }
     }
 
