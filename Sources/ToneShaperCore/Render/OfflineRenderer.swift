@@ -35,9 +35,13 @@ public struct OfflineRenderer {
         var next = 0
         var start = 0
         var lastReport = -1
-        var written: UnsafeBufferPointer<Float>?  // rendered, not yet handed to the sink
-        var failure: E?
+        let handover = Handover<E>()  // one job for the whole render: nothing is allocated per block
         try withoutActuallyEscaping(sink) { (sink) throws(E) in
+            let job = {
+                guard let block = handover.block else { return }
+                do throws(E) { try sink(block) } catch { handover.failure = error }
+            }
+            var written: UnsafeBufferPointer<Float>?  // rendered, not yet handed to the sink
             var turn = 0
             while start < totalFrames {
                 let count = min(blockFrames, totalFrames - start)
@@ -48,12 +52,9 @@ public struct OfflineRenderer {
                 }
                 let buffer = buffers + turn * 2 * blockFrames
                 if overlapped, let block = written {
-                    events.withUnsafeBufferPointer {
-                        engine.render(frames: count, events: $0, into: buffer) {
-                            do throws(E) { try sink(block) } catch { failure = error }
-                        }
-                    }
-                    if let failure { throw failure }
+                    handover.block = block
+                    events.withUnsafeBufferPointer { engine.render(frames: count, events: $0, into: buffer, alongside: job) }
+                    if let failure = handover.failure { throw failure }
                 } else {
                     if let block = written { try sink(block) }
                     events.withUnsafeBufferPointer { engine.render(frames: count, events: $0, into: buffer) }
@@ -109,4 +110,10 @@ public enum ShapeExport {
         let repeats = _log(0.001) / _log(shape.echo.volume)
         return Int(min(30, repeats * shape.echo.delay) * sampleRate)
     }
+}
+
+/// The block an offline render hands to its sink beside the next one, and the sink's error.
+private final class Handover<E: Error> {
+    var block: UnsafeBufferPointer<Float>?
+    var failure: E?
 }
