@@ -45,13 +45,13 @@ public final class Engine: @unchecked Sendable {
     let scratches: UnsafeMutablePointer<VoiceScratch>
     public let threadCount: Int
     /// The current span's work list (see `Engine+Shares`): audible parts, dealt heaviest first to
-    /// both ends, and
-    /// each part's sounding voices in pool order (`partVoices[p · voiceCount ..< + partVoiceCount[p]]`).
+    /// both ends, and each part's sounding voices in pool order
+    /// (`partVoices[p · voiceCount ..< + partVoiceCount[p]]`).
     let partOrder: UnsafeMutablePointer<Int>
     var partOrderCount = 0
     let partVoiceCount: UnsafeMutablePointer<Int>
     let partVoices: UnsafeMutablePointer<Int>
-    /// What the threads change while they share a block (claims, the helpers' count), apart from
+    /// What the threads change while they share a span (claims, the helpers' count), apart from
     /// the fields above and below, which they only read.
     let shareCounters = ShareCounters()
     /// The helper threads when `configuration.threads` > 1.
@@ -171,7 +171,7 @@ public final class Engine: @unchecked Sendable {
         }
     }
 
-    /// Parts the helper threads have rendered so far (0 with one thread): proof they work.
+    /// Part-periods the helper threads have rendered so far (0 with one thread): proof they work.
     public var helperShares: Int { shareCounters.helperParts.load(ordering: .relaxed) }
 
     deinit {

@@ -10,10 +10,10 @@ import Musl
 /// (what a share is: `Engine+Shares`).
 ///
 /// Hand-off is two atomic counters (start generation, finished count) with spinning, because
-/// a block is tens of microseconds of work: a lock or a wake-up through the kernel would cost more
+/// a span is tens to hundreds of microseconds of work: a lock or a wake-up through the kernel would cost more
 /// than it saves. A waiting thread spins for up to 50 µs, then yields; a worker that sees no work
-/// for half a millisecond naps 50 µs at a time, so
-/// an idle engine (or a live one between periods) does not hold a core. Nothing here allocates or locks once the threads run.
+/// for half a millisecond naps 50 µs at a time, so an idle engine (or a live one between periods)
+/// does not hold a core. Nothing here allocates or locks once the threads run.
 final class RenderCrew: @unchecked Sendable {
     /// Threads besides the engine's own.
     let helpers: Int
