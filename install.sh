@@ -29,9 +29,8 @@ if $uninstall; then
 fi
 
 bash .ci/install-deps
-# The Swift runtime and Foundation linked in: the installed program needs no Swift toolchain.
-swift build -c release --static-swift-stdlib --product toneshaper
-bin="$(swift build -c release --static-swift-stdlib --show-bin-path)/toneshaper"
+swift build -c release --product toneshaper
+bin="$(swift build -c release --show-bin-path)/toneshaper"
 swift package generate-manual --multi-page >/dev/null
 
 install -d "$prefix/bin" "$share" "$prefix/share/man/man1" "$prefix/share/bash-completion/completions" \

@@ -23,7 +23,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null >/dev/null
 fi
 bash .ci/install-deps
-swift build -c release --static-swift-stdlib --product toneshaper >/dev/null  # as the README builds it
+swift build -c release --product toneshaper >/dev/null
 swift build -c release --package-path Benchmarks --scratch-path Benchmarks/.build-bench >/dev/null
 echo "ToneShaper $(git rev-parse --short HEAD 2>/dev/null || echo '?') on $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores; $(date -u +%F)"
 echo
