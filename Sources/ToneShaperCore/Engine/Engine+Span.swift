@@ -3,11 +3,12 @@
 /// What a control tick changes is almost all one part's own business — its finished voices, its
 /// audibility, its shape's glide, vibrato, pitch ratio and pan — so within a span each part runs
 /// its own ticks, period after period, on whichever thread rendered it, into planes as long as the
-/// span. The threads meet once per span instead of once per period (128 frames), and the planes
-/// are then mixed and mastered period by period, in channel order: the same arithmetic, in the same
-/// order, as rendering one period at a time, bit for bit. The one tick that reaches across parts —
-/// a stolen voice handing over to its new note — runs whole on the engine's thread, one period at
-/// a time, while any such hand-over is pending.
+/// span. The threads meet once per span instead of once per period (128 frames). The planes are
+/// then mixed and mastered period by period, in channel order — the same arithmetic, in the same
+/// order, as rendering one period at a time, bit for bit — by whichever thread is free during the
+/// next span (the planes come in two sets), or at the end of the render call. The one tick that
+/// reaches across parts — a stolen voice handing over to its new note — runs whole on the engine's
+/// thread, one period at a time, while any such hand-over is pending.
 extension Engine {
     /// Whether any voice is fading out to start the note that stole it.
     func handingOver() -> Bool {
@@ -65,7 +66,7 @@ extension Engine {
 
     /// Renders a span: `count` frames from `intoPeriod` frames into a control period, ending on the
     /// period grid or earlier (an event or the caller's end). With `partsTick`, each part runs the
-    /// ticks at the periods the span starts; without, the caller ran the whole tick already.
+    /// tick at every period start inside the span; without, the caller ran the whole tick already.
     func renderSpan(_ out: UnsafeMutablePointer<Float>, count: Int, intoPeriod: Int, partsTick: Bool) {
         jobCount = count
         jobIntoPeriod = intoPeriod
