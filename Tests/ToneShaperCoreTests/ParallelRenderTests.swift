@@ -57,6 +57,28 @@ struct ParallelRenderTests {
         }
     }
 
+    @Test("parts running their own control ticks through 16-period spans give the bits of the whole tick, a period at a time, steals included")
+    func spansEqualWholeTicks() throws {
+        let messages = Self.performance(seconds: 1.2, seed: 7)
+        let frames = 72_000
+        func render(threads: Int, wholeTicks: Bool) throws -> (samples: [Float], stolen: Int) {
+            var config = EngineConfiguration(sampleRate: 48_000, voices: 48)
+            config.threads = threads
+            let engine = Engine(library: try PresetLibrary(shapes: AllocationTests.everyWave()), configuration: config)
+            engine.wholeTicks = wholeTicks
+            let samples = OfflineRenderer(engine: engine, blockFrames: 8192).renderAll(messages, totalFrames: frames)
+            return (samples, engine.stolenVoices)
+        }
+        let reference = try render(threads: 1, wholeTicks: true)
+        #expect(reference.stolen > 0)
+        #expect(Signal.peak(reference.samples) > 0.05)
+        for threads in [1, 2] {
+            let spans = try render(threads: threads, wholeTicks: false)
+            let differing = zip(reference.samples, spans.samples).filter { $0.bitPattern != $1.bitPattern }.count
+            #expect(spans.samples.count == reference.samples.count && differing == 0, "\(threads) threads: \(differing) samples differ")
+        }
+    }
+
     @Test("with helpers, the blocks reach the sink in order, with the same samples, and a sink's error ends the render")
     func sinkAlongside() throws {
         let messages = Self.performance(seconds: 1, seed: 3)

@@ -73,6 +73,9 @@ public final class Engine: @unchecked Sendable {
     var planeSet = 0
     /// The last span's mix and master, not yet done (see `Engine+Span`).
     var pendingMaster: MasterJob?
+    /// Every tick whole on the engine's thread, one period at a time, as during a hand-over: the
+    /// tests hold the parts' own ticks in spans against it.
+    var wholeTicks = false
     let tables: UnsafeMutablePointer<Float>
     let tablesOwner: BandLimitedTables
     let maxBlock: Int
@@ -212,7 +215,7 @@ public final class Engine: @unchecked Sendable {
             let intoPeriod = Int(frame % grid)
             let next = e < events.count ? min(frames, events[e].offset) : frames
             let end: Int
-            if handingOver() {
+            if wholeTicks || handingOver() {
                 // A stolen voice is fading out to start its new note: that start touches another
                 // part, so this period's tick runs here, whole, before the parts render (and
                 // after the last span's master, whose DC blocker the tick may set to rest).
