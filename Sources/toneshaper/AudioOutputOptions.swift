@@ -36,7 +36,7 @@ struct AudioOutputOptions: ParsableArguments {
         let bar = progressLabel.map { ProgressBar(label: $0) }
         do {
             try renderer.render(messages, totalFrames: frames, progress: bar.map { b in { b.update($0) } }) { block in
-                peak = max(peak, Engine.peak(UnsafeMutablePointer(mutating: block.baseAddress!), count: block.count))
+                if let samples = block.baseAddress { peak = max(peak, Engine.peak(samples, count: block.count)) }
                 try writer.write(interleaved: block)
             }
             bar?.finish()

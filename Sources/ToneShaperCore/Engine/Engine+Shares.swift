@@ -113,8 +113,8 @@ extension Engine {
     }
 }
 
-/// The counters threads write while they share a block, each on a cache line of its own. Beside
-/// the engine's fields that every part reads (the block's length, the tables, the work list), an
+/// The counters threads write while they share a span, each on a cache line of its own. Beside
+/// the engine's fields that every part reads (the span's length, the tables, the work list), an
 /// atomic add would take that line from the other core at every claim.
 final class ShareCounters: @unchecked Sendable {
     private let before: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)

@@ -186,7 +186,7 @@ extension Engine {
     }
 
     /// Largest |x| over `count` samples, eight lanes at a time (the render command's peak meter too).
-    @inline(__always) public static func peak(_ x: UnsafeMutablePointer<Float>, count: Int) -> Float {
+    @inline(__always) public static func peak(_ x: UnsafePointer<Float>, count: Int) -> Float {
         var high = SIMD8<Float>(repeating: 0), low = SIMD8<Float>(repeating: 0)
         var n = 0
         while n + 8 <= count {

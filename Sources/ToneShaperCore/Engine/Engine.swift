@@ -218,7 +218,8 @@ public final class Engine: @unchecked Sendable {
             if wholeTicks || handingOver() {
                 // A stolen voice is fading out to start its new note: that start touches another
                 // part, so this period's tick runs here, whole, before the parts render (and
-                // after the last span's master, whose DC blocker the tick may set to rest).
+                // after the last span's master, whose DC blocker the tick may set to rest). The
+                // tests ask for this path too (`wholeTicks`), to hold the spans against it.
                 finishMaster()
                 if intoPeriod == 0 { controlTick() }
                 end = min(next, position + maxBlock - intoPeriod)

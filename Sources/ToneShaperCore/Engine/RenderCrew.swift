@@ -87,7 +87,7 @@ final class RenderCrew: @unchecked Sendable {
     /// Waits for `done`: spins for up to `spinLimit` (the usual wait is a few microseconds), then
     /// gives the core away each round: with more threads than free cores a helper may only run
     /// once this one yields. Counted in time, not turns: a fast core's few thousand turns are a
-    /// microsecond, and yielding that early costs a system call per block for nothing.
+    /// microsecond, and yielding that early costs a system call per span for nothing.
     @inline(__always) private func spin(until done: () -> Bool) {
         var turns = 0
         var deadline = 0
@@ -120,7 +120,7 @@ final class RenderCrew: @unchecked Sendable {
             var current = generation.load(ordering: .acquiring)
             while current == seen {
                 if stopping.load(ordering: .relaxed) { return }
-                // Spin a while, yield for a while (the engine's thread is between blocks), then
+                // Spin a while, yield for a while (the engine's thread is between spans), then
                 // nap: a live helper at real-time priority must not hold its core between periods.
                 turns &+= 1
                 if turns & 127 == 0 {
