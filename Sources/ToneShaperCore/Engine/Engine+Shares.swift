@@ -20,9 +20,9 @@ extension Engine {
             rows[p * stride + counts[p]] = i
             counts[p] += 1
         }
-        // By voice count, most first (insertion, stable: channel order among equals), in the
-        // list's second half...
-        let sorted = partOrder + 16
+        // By voice count, most first (insertion, stable: channel order among equals), after the
+        // list's own room...
+        let sorted = partOrder + 20
         var count = 0
         for p in 0..<16 where parts[p].audible {
             let weight = counts[p]
@@ -34,12 +34,24 @@ extension Engine {
             sorted[k] = p
             count += 1
         }
+        // ...then the last span's mix and master, lighter than a part: dealt last, it lands where
+        // the two ends meet, and whichever thread runs out of parts first fills the gap with it...
+        var items = count
+        if crew != nil && pendingMaster != nil && sideJob == nil { sorted[items] = Engine.masterItem; items += 1 }
         // ...then dealt to both ends in turn: the engine's thread, taking from the front, and the
         // helpers, from the back, each start with the heaviest and meet at the lightest.
-        for k in 0..<count { partOrder[k & 1 == 0 ? k >> 1 : count - 1 - (k >> 1)] = sorted[k] }
+        for k in 0..<items { partOrder[k & 1 == 0 ? k >> 1 : items - 1 - (k >> 1)] = sorted[k] }
+        // The caller's job (an offline render's file writing, longer than a part) is the helpers'
+        // first claim, at the very back; it reads what the last call rendered, so it comes with
+        // that call's last master, if held over (`holdingLastMaster`), done first on the same thread.
+        if crew != nil && sideJob != nil { partOrder[items] = Engine.sideJobItem; items += 1 }
         partOrderCount = count
+        workCount = items
         shareCounters.claims.store(0, ordering: .relaxed)
     }
+
+    /// Work-list entries that are not parts (0...15).
+    static let masterItem = 16, sideJobItem = 17
 
     /// Thread `t`'s part of a span (t = 0 is the engine's own thread): claims parts from the list
     /// until none is left. The engine's thread takes them from the front, helpers from the back,
@@ -51,28 +63,27 @@ extension Engine {
     func renderShare(_ t: Int) {
         let count = partOrderCount
         if crew == nil {
-            for k in 0..<count { renderPart(partOrder[k], thread: t) }
+            for k in 0..<count { _ = renderPart(partOrder[k], thread: t) }
             if let master = pendingMaster { mixAndMaster(master) }
             if let job = sideJob { job() }
             return
         }
-        // The last span's mix and master and the caller's job, when there are any, are more
-        // entries at the back: a helper, free first, takes them.
-        let masterAt = pendingMaster == nil ? -1 : count
-        let jobAt = sideJob == nil ? -1 : count + (pendingMaster == nil ? 0 : 1)
-        let total = count + (masterAt < 0 ? 0 : 1) + (jobAt < 0 ? 0 : 1)
+        let total = workCount
         let step = t == 0 ? 1 : 1 << 32
+        var rendered = 0  // part-periods, counted once at the end: an atomic add per period costs a locked instruction each
+        defer { if t > 0 && rendered > 0 { shareCounters.helperParts.wrappingAdd(rendered, ordering: .relaxed) } }
         while true {
             let claims = shareCounters.claims.wrappingAdd(step, ordering: .relaxed).oldValue
             let front = claims & 0xFFFF_FFFF, back = claims >> 32
             if front + back >= total { break }
-            let k = t == 0 ? front : total - 1 - back
-            if k == masterAt {
+            let item = partOrder[t == 0 ? front : total - 1 - back]
+            if item < 16 {
+                rendered += renderPart(item, thread: t)
+            } else if item == Engine.masterItem {
                 if let master = pendingMaster { mixAndMaster(master) }
-            } else if k == jobAt {
-                sideJob?()
             } else {
-                renderPart(partOrder[k], thread: t)
+                if let master = pendingMaster { mixAndMaster(master) }
+                sideJob?()
             }
         }
     }
@@ -80,8 +91,8 @@ extension Engine {
     /// One part through the span, period by period: its own control tick where a period starts
     /// (when the span says so), then its voices into its bus in pool order, its gain, echo and pan.
     /// A part that falls silent stays silent to the end of the span (only a note, an event, wakes
-    /// it), and `spanAudible` says which periods it sounded in.
-    @inline(__always) func renderPart(_ p: Int, thread t: Int) {
+    /// it), and `spanAudible` says which periods it sounded in. Returns the periods it rendered.
+    @inline(__always) func renderPart(_ p: Int, thread t: Int) -> Int {
         let count = jobCount, partsTick = jobPartsTick
         let planes = buses + planeSet * 32 * maxSpan
         let bus = planes + p * maxSpan, right = planes + (16 + p) * maxSpan
@@ -106,10 +117,10 @@ extension Engine {
             }
             processPart(p, bus: segmentBus, count: m)
             panPart(p, bus: segmentBus, right: right + start, count: m, intoPeriod: into)
-            if t > 0 { shareCounters.helperParts.wrappingAdd(1, ordering: .relaxed) }
             start += m; into = 0; segment += 1
         }
         spanAudible[16 * planeSet + p] = sounded
+        return sounded.nonzeroBitCount
     }
 }
 

@@ -85,7 +85,7 @@ extension Engine {
     }
 
     /// The mix and master of the last span, if still to do, on this thread.
-    func finishMaster() {
+    public func finishMaster() {
         if let master = pendingMaster { mixAndMaster(master) }
         pendingMaster = nil
     }

@@ -45,10 +45,12 @@ public final class Engine: @unchecked Sendable {
     let scratches: UnsafeMutablePointer<VoiceScratch>
     public let threadCount: Int
     /// The current span's work list (see `Engine+Shares`): audible parts, dealt heaviest first to
-    /// both ends, and each part's sounding voices in pool order
+    /// both ends (with several threads, the last span's master and the caller's job among them:
+    /// `workCount` items in all), and each part's sounding voices in pool order
     /// (`partVoices[p · voiceCount ..< + partVoiceCount[p]]`).
     let partOrder: UnsafeMutablePointer<Int>
     var partOrderCount = 0
+    var workCount = 0
     let partVoiceCount: UnsafeMutablePointer<Int>
     let partVoices: UnsafeMutablePointer<Int>
     /// What the threads change while they share a span (claims, the helpers' count), apart from
@@ -134,8 +136,8 @@ public final class Engine: @unchecked Sendable {
         threadCount = max(1, configuration.threads)
         scratches = .allocate(capacity: threadCount)
         for t in 0..<threadCount { (scratches + t).initialize(to: VoiceScratch(capacity: maxBlock)) }
-        partOrder = .allocate(capacity: 32)  // the list, then room to sort it
-        partOrder.initialize(repeating: 0, count: 32)
+        partOrder = .allocate(capacity: 40)  // the list (16 parts and 2 jobs), then room to sort it
+        partOrder.initialize(repeating: 0, count: 40)
         partVoiceCount = .allocate(capacity: 16)
         partVoiceCount.initialize(repeating: 0, count: 16)
         partVoices = .allocate(capacity: 16 * max(1, configuration.voices))
@@ -198,10 +200,13 @@ public final class Engine: @unchecked Sendable {
     /// `job`, when given, runs once during the call on whichever render thread is free first, beside
     /// the voices (an offline render writes the previous block's samples to the file this way, so
     /// the writing does not hold every thread up between blocks). It must not touch the engine.
+    /// `holdingLastMaster`: the last span's mix and master may be left to the next call, where the
+    /// thread that runs `job` does them first (so the job finds the last call's output complete);
+    /// the output is then complete only after that call or `finishMaster()`.
     public func render(frames: Int, events: UnsafeBufferPointer<EngineEvent>, into output: UnsafeMutablePointer<Float>,
-                       alongside job: (() -> Void)? = nil) {
+                       alongside job: (() -> Void)? = nil, holdingLastMaster: Bool = false) {
         sideJob = job
-        defer { if let job = sideJob { sideJob = nil; job() } }  // no span ran (frames == 0)
+        defer { if let job = sideJob { sideJob = nil; finishMaster(); job() } }  // no span ran (frames == 0)
         var position = 0
         var e = 0
         let grid = Int64(maxBlock)
@@ -231,7 +236,7 @@ public final class Engine: @unchecked Sendable {
             frame += Int64(end - position)
             position = end
         }
-        finishMaster()  // the caller reads the output when this returns
+        if !holdingLastMaster { finishMaster() }  // the caller reads the output when this returns
         while e < events.count {
             apply(events[e].kind)
             e += 1

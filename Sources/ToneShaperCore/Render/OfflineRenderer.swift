@@ -20,9 +20,10 @@ public struct OfflineRenderer {
     /// Renders `totalFrames` frames of `messages` (sorted by frame, stable) and calls `sink` with
     /// each block of interleaved stereo samples, in order; `progress` gets the fraction done.
     ///
-    /// With helper threads, block k is handed to `sink` while block k + 1 renders, by whichever
-    /// render thread is free first (two buffers take turns): writing a file then costs the
-    /// threads no time between blocks. The first error `sink` throws ends the render.
+    /// With helper threads, block k is finished (its last span's mix and master) and handed to
+    /// `sink` while block k + 1 renders, by whichever render thread is free first (two buffers take
+    /// turns): neither costs the threads time between blocks. The first error `sink` throws ends
+    /// the render.
     public func render<E: Error>(_ messages: [TimedMIDIMessage], totalFrames: Int,
                                  progress: ((Double) -> Void)? = nil,
                                  sink: (UnsafeBufferPointer<Float>) throws(E) -> Void) throws(E) {
@@ -51,9 +52,11 @@ public struct OfflineRenderer {
                     next += 1
                 }
                 let buffer = buffers + turn * 2 * blockFrames
-                if overlapped, let block = written {
-                    handover.block = block
-                    events.withUnsafeBufferPointer { engine.render(frames: count, events: $0, into: buffer, alongside: job) }
+                if overlapped {
+                    handover.block = written
+                    events.withUnsafeBufferPointer {
+                        engine.render(frames: count, events: $0, into: buffer, alongside: job, holdingLastMaster: true)
+                    }
                     if let failure = handover.failure { throw failure }
                 } else {
                     if let block = written { try sink(block) }
@@ -67,6 +70,7 @@ public struct OfflineRenderer {
                     if percent != lastReport { lastReport = percent; progress(Double(start) / Double(totalFrames)) }
                 }
             }
+            engine.finishMaster()
             if let block = written { try sink(block) }
         }
     }
