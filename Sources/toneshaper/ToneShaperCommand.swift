@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ToneShaperCore
 
 @main
 struct ToneShaperCommand: ParsableCommand {
@@ -13,8 +14,16 @@ struct ToneShaperCommand: ParsableCommand {
             """,
         subcommands: [PresetsCommand.self, RenderShapeCommand.self, RenderCommand.self, PlotCommand.self, PlayCommand.self, LearnCommand.self, EditCommand.self])
 
+    /// The subcommands that build an engine, and so need the band-limited tables.
+    static let soundingCommands: Set<String> = ["render", "play", "edit", "render-shape"]
+
     /// Runs a subcommand and reports any failure as one line: "toneshaper: what went wrong".
     static func main() {
+        // The commands that make sound need the band-limited tables (a few ms of work): they are
+        // built on a thread of their own from the start, while the arguments, presets and files are read.
+        if let command = CommandLine.arguments.dropFirst().first, soundingCommands.contains(command) {
+            BandLimitedTables.buildInBackground()
+        }
         do {
             var command = try parseAsRoot()
             try command.run()
