@@ -32,7 +32,7 @@ extension Engine {
                 parts[p].bendRange = layout.defaultBendRange(part: p)
             }
             parts[p].manager = manager
-            partRatio[p] = currentRatio(part: p)
+            parts[p].ratio = currentRatio(part: p)
         }
     }
 

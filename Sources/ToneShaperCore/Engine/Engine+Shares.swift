@@ -2,10 +2,10 @@ import Synchronization
 
 /// How a span's voices are shared between threads (what a span is: `Engine+Span`): parts (MIDI
 /// channels) are independent until the mix, so each audible part — its control ticks, its voices
-/// summed into its bus in pool order, its gain, echo and pan — is one piece of work. Threads claim
+/// summed into its bus in pool order, its gain, echo and pan ramp — is one piece of work. Threads claim
 /// parts from a list until none is left: whichever thread is free takes the next part, so a thread
 /// held up by the serial work between spans (events, the mix, the master) simply takes fewer. Who
-/// renders a part never changes its planes, and they are mixed in channel order, so the output is
+/// renders a part never changes its plane, and the planes are mixed in channel order, so the output is
 /// the same bit for bit.
 extension Engine {
     /// Builds the span's work list in one pass over the pool: each part's sounding voices in pool
@@ -14,7 +14,6 @@ extension Engine {
     func listParts() {
         let counts = partVoiceCount, rows = partVoices, stride = voiceCount
         counts.update(repeating: 0, count: 16)
-        (spanAudible + 16 * planeSet).update(repeating: 0, count: 16)
         for i in 0..<voiceCount where voices[i].stage != .idle {
             let p = voices[i].part
             rows[p * stride + counts[p]] = i
@@ -24,7 +23,8 @@ extension Engine {
         // list's own room...
         let sorted = partOrder + 20
         var count = 0
-        for p in 0..<16 where parts[p].audible {
+        for p in 0..<16 {
+            guard parts[p].audible else { spanAudible[16 * p + planeSet] = 0; continue }  // (a listed part sets its own)
             let weight = counts[p]
             var k = count
             while k > 0 && counts[sorted[k - 1]] < weight {
@@ -89,13 +89,14 @@ extension Engine {
     }
 
     /// One part through the span, period by period: its own control tick where a period starts
-    /// (when the span says so), then its voices into its bus in pool order, its gain, echo and pan.
+    /// (when the span says so), then its voices into its bus in pool order, its gain and echo, and
+    /// its pan across the period for the mix.
     /// A part that falls silent stays silent to the end of the span (only a note, an event, wakes
     /// it), and `spanAudible` says which periods it sounded in. Returns the periods it rendered.
     @inline(__always) func renderPart(_ p: Int, thread t: Int) -> Int {
         let count = jobCount, partsTick = jobPartsTick
-        let planes = buses + planeSet * 32 * maxSpan
-        let bus = planes + p * maxSpan, right = planes + (16 + p) * maxSpan
+        let bus = buses + (planeSet * 16 + p) * maxSpan
+        let ramps = panRamps + (planeSet * 16 + p) * 32
         let scratch = scratches[t]
         let row = partVoices + p * voiceCount
         var sounded: UInt32 = 0
@@ -107,7 +108,7 @@ extension Engine {
             sounded |= UInt32(1) << UInt32(segment)
             let segmentBus = bus + start
             segmentBus.update(repeating: 0, count: m)
-            let ratio = partRatio[p]
+            let ratio = parts[p].ratio
             for j in 0..<partVoiceCount[p] {
                 let v = voices + row[j]
                 if v.pointee.stage == .idle { continue }  // freed at a tick earlier in the span
@@ -116,10 +117,10 @@ extension Engine {
                                  nyquistReciprocal: nyquistReciprocal, into: segmentBus)
             }
             processPart(p, bus: segmentBus, count: m)
-            panPart(p, bus: segmentBus, right: right + start, count: m, intoPeriod: into)
+            ramps[segment] = panRamp(p)
             start += m; into = 0; segment += 1
         }
-        spanAudible[16 * planeSet + p] = sounded
+        spanAudible[16 * p + planeSet] = sounded
         return sounded.nonzeroBitCount
     }
 }

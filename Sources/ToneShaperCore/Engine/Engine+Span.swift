@@ -49,7 +49,7 @@ extension Engine {
         if part.pointee.vibratoDepth > 0 {
             part.pointee.vibratoPhase = fractionalPart(part.pointee.vibratoPhase + 5.5 * (Double(maxBlock) / sampleRate))
         }
-        partRatio[p] = currentRatio(part: p)
+        part.pointee.ratio = currentRatio(part: p)
         // Pan moves linearly across the coming period, from where the last one ended.
         part.pointee.panFromLeft = part.pointee.panLeft
         part.pointee.panFromRight = part.pointee.panRight
@@ -93,24 +93,32 @@ extension Engine {
     /// Period by period: the planes of the parts audible there reach the mix in channel order,
     /// whoever rendered them, then the master stage.
     func mixAndMaster(_ job: MasterJob) {
-        let planes = buses + job.set * 32 * maxSpan, audible = spanAudible + 16 * job.set
+        let planes = buses + job.set * 16 * maxSpan
+        let ramps = panRamps + job.set * 16 * 32
         var start = 0, into = job.intoPeriod, segment = 0
         while start < job.count {
             let m = min(job.count - start, maxBlock - into)
             let bit = UInt32(1) << UInt32(segment)
             if job.partsTick && into == 0 {
                 var anyAudible = false
-                for p in 0..<16 where audible[p] & bit != 0 { anyAudible = true }
+                for p in 0..<16 where spanAudible[16 * p + job.set] & bit != 0 { anyAudible = true }
                 restDCBlocker(anyAudible: anyAudible)
             }
             let left = mixLeft, right = mixRight
             left.update(repeating: 0, count: m)
             right.update(repeating: 0, count: m)
-            for p in 0..<16 where audible[p] & bit != 0 {
-                let bus = planes + p * maxSpan + start, busRight = planes + (16 + p) * maxSpan + start
+            // Each part panned as it is added: the gains move linearly across the control period,
+            // the ramp position exact integer frames.
+            let first = Int32(truncatingIfNeeded: into + 1)
+            for p in 0..<16 where spanAudible[16 * p + job.set] & bit != 0 {
+                let bus = planes + p * maxSpan + start
+                let ramp = ramps[p * 32 + segment]
+                let l0 = ramp[0], dl = ramp[1], r0 = ramp[2], dr = ramp[3]
                 for n in 0..<m {
-                    left[n] += bus[n]
-                    right[n] += busRight[n]
+                    let k = Float(first &+ Int32(truncatingIfNeeded: n))
+                    let s = bus[n]
+                    left[n] += s * (l0 + dl * k)
+                    right[n] += s * (r0 + dr * k)
                 }
             }
             master(job.out + 2 * start, count: m)
@@ -167,22 +175,13 @@ extension Engine {
         }
     }
 
-    /// Equal-power pan of a part's finished bus: the left side in place, the right into `right`,
-    /// for the mix to add up in channel order. The pan moves linearly across the control period,
-    /// the ramp position exact integer frames.
-    @inline(__always) func panPart(_ p: Int, bus: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
-                                   count: Int, intoPeriod: Int) {
+    /// Part p's equal-power pan across the coming period, for the mix: the left and right gains
+    /// where the last period ended and their steps per frame toward this period's target.
+    @inline(__always) func panRamp(_ p: Int) -> SIMD4<Float> {
         let part = parts + p
         let l0 = part.pointee.panFromLeft, r0 = part.pointee.panFromRight
         let period = Float(maxBlock)
-        let dl = (part.pointee.panLeft - l0) / period, dr = (part.pointee.panRight - r0) / period
-        let first = Int32(truncatingIfNeeded: intoPeriod + 1)
-        for n in 0..<count {
-            let k = Float(first &+ Int32(truncatingIfNeeded: n))
-            let s = bus[n]
-            bus[n] = s * (l0 + dl * k)
-            right[n] = s * (r0 + dr * k)
-        }
+        return SIMD4(l0, (part.pointee.panLeft - l0) / period, r0, (part.pointee.panRight - r0) / period)
     }
 
     /// Largest |x| over `count` samples, eight lanes at a time (the render command's peak meter too).

@@ -138,7 +138,7 @@ extension Engine {
             slot.pointee.requantize(table: presets)
             slot.pointee.updateStep(sampleRate: sampleRate)
         }
-        partRatio[p] = currentRatio(part: p)
+        parts[p].ratio = currentRatio(part: p)
         part.pointee.aimPan()
         part.pointee.panFromLeft = part.pointee.panLeft; part.pointee.panFromRight = part.pointee.panRight
     }

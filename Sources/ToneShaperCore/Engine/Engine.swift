@@ -29,11 +29,13 @@ public final class Engine: @unchecked Sendable {
     let slotCount: Int
     /// How many voices play each slot.
     let slotUsers: UnsafeMutablePointer<Int>
-    let partRatio: UnsafeMutablePointer<Double>
-    /// Two sets (one being mixed while the next span renders into the other) of 32 planes of
-    /// maxSpan frames: part p's bus in plane p (its left side once panned), its right side in
-    /// plane 16 + p.
+    /// Two sets (one being mixed while the next span renders into the other) of 16 planes of
+    /// maxSpan frames: part p's bus, after its gain and echo, in plane p. The mix pans it: a bus is
+    /// often rendered on one core and mixed on the other, and one plane crosses instead of two.
     let buses: UnsafeMutablePointer<Float>
+    /// Per plane set, part and span segment (32 each): the part's pan across that period, as
+    /// (left gain at the period's start, its step per frame, right gain, its step).
+    let panRamps: UnsafeMutablePointer<SIMD4<Float>>
     /// The stereo mix, one plane per side (maxBlock each), so the pan loop vectorises; interleaved
     /// only when written out.
     let mixLeft: UnsafeMutablePointer<Float>
@@ -68,8 +70,8 @@ public final class Engine: @unchecked Sendable {
     /// Frames in a span at most: `spanPeriods` control periods.
     let maxSpan: Int
     static let spanPeriods = 16
-    /// Per plane set and part, bit s: the part was audible in the span's segment s (its planes
-    /// hold sound there).
+    /// Per part and plane set (`16 · part + set`: a cache line per part, written by the thread
+    /// that renders it), bit s: the part was audible in the span's segment s (its plane holds sound there).
     let spanAudible: UnsafeMutablePointer<UInt32>
     /// The plane set the current span renders into.
     var planeSet = 0
@@ -124,8 +126,8 @@ public final class Engine: @unchecked Sendable {
         voices.initialize(repeating: Voice(), count: voiceCount)
         maxBlock = configuration.maxBlock
         maxSpan = Engine.spanPeriods * configuration.maxBlock
-        spanAudible = .allocate(capacity: 32)
-        spanAudible.initialize(repeating: 0, count: 32)
+        spanAudible = cacheAligned(UInt32.self, count: 16 * 16)
+        spanAudible.initialize(repeating: 0, count: 16 * 16)
         let rate = configuration.sampleRate
         halfStep = 0.5 / rate
         nyquistReciprocal = 2 / rate
@@ -144,10 +146,10 @@ public final class Engine: @unchecked Sendable {
         partVoices.initialize(repeating: 0, count: 16 * max(1, configuration.voices))
         tablesOwner = BandLimitedTables.shared
         tables = tablesOwner.storage
-        partRatio = .allocate(capacity: 16)
-        partRatio.initialize(repeating: 1, count: 16)
-        buses = cacheAligned(Float.self, count: 64 * maxSpan)
-        buses.initialize(repeating: 0, count: 64 * maxSpan)
+        buses = cacheAligned(Float.self, count: 32 * maxSpan)
+        buses.initialize(repeating: 0, count: 32 * maxSpan)
+        panRamps = cacheAligned(SIMD4<Float>.self, count: 2 * 16 * 32)
+        panRamps.initialize(repeating: .zero, count: 2 * 16 * 32)
         mixLeft = .allocate(capacity: maxBlock)
         mixLeft.initialize(repeating: 0, count: maxBlock)
         mixRight = .allocate(capacity: maxBlock)
@@ -190,7 +192,7 @@ public final class Engine: @unchecked Sendable {
         slots.deinitialize(count: slotCount); slots.deallocate(); slotUsers.deallocate()
         parts.deinitialize(count: 16); UnsafeMutableRawPointer(parts).deallocate()
         voices.deinitialize(count: voiceCount); UnsafeMutableRawPointer(voices).deallocate()
-        partRatio.deallocate(); spanAudible.deallocate(); programPresets.deallocate(); keySemitones.deallocate(); UnsafeMutableRawPointer(buses).deallocate(); mixLeft.deallocate(); mixRight.deallocate(); presets.deallocate()
+        UnsafeMutableRawPointer(spanAudible).deallocate(); programPresets.deallocate(); keySemitones.deallocate(); UnsafeMutableRawPointer(buses).deallocate(); UnsafeMutableRawPointer(panRamps).deallocate(); mixLeft.deallocate(); mixRight.deallocate(); presets.deallocate()
     }
 
     // MARK: - Rendering

@@ -1,4 +1,6 @@
 /// A MIDI channel's state: its preset slots, controllers and its bus (gain, echo, pan).
+/// Whole cache lines (256 bytes, aligned to 64; a test holds it there): threads render
+/// neighbouring parts, and a line two of them wrote would bounce between their cores.
 struct Part {
     /// Index of the slot new notes start on (in the engine's slot pool).
     var currentSlot = -1
@@ -29,6 +31,8 @@ struct Part {
     var manager = -1
     var vibratoDepth: Double = 0
     var vibratoPhase: Double = 0
+    /// The pitch ratio its notes play at this control period (bend, vibrato, zone manager's bend).
+    var ratio: Double = 1
 
     var sustain = false
     // RPN selection for data entry (RPN 0 = pitch-bend sensitivity).
@@ -45,10 +49,6 @@ struct Part {
 
     /// The pan position `panLeft`/`panRight` were computed for (NaN: none yet).
     var aimedPan = Double.nan
-
-    /// Pads a part to whole cache lines (256 bytes, aligned to 64): threads render neighbouring
-    /// parts, and a line two of them wrote would bounce between their cores.
-    var cacheLinePadding = 0
 
     /// Equal-power gains for the current pan position: the end of the next pan ramp. Computed only
     /// when the position moved (this runs every control period for every sounding part).
