@@ -21,13 +21,15 @@ let package = Package(
         .target(name: "CReference", cSettings: [.unsafeFlags(["-O3"])]),
         // Counts malloc/calloc/realloc calls made by the timing thread while counting is on.
         .target(name: "CAllocCount", cSettings: [.unsafeFlags(["-O2"])]),
+        // The core-to-core round trip: two threads pinned to two CPUs hand a cache line back and forth.
+        .target(name: "CCrossCore", cSettings: [.unsafeFlags(["-O2"])]),
         .executableTarget(
             name: "ToneShaperBench",
             dependencies: [
                 .product(name: "ToneShaperCore", package: rootIdentity),
                 .product(name: "ToneShaperMIDI", package: rootIdentity),
                 .product(name: "ToneShaperPlot", package: rootIdentity),
-                "CReference", "CAllocCount",
+                "CReference", "CAllocCount", "CCrossCore",
             ]),
     ]
 )

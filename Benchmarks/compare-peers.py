@@ -23,7 +23,11 @@ median of the rounds and their range. ns per voice-sample = CPU time / (64 voice
 file's 30 s). ratio = the program's CPU time / ToneShaper saw's (one thread): > 1 means ToneShaper
 is faster.
 
-Usage: compare-peers.py TONESHAPER [--rounds N] [--seconds S] [--baseline OTHER_TONESHAPER]
+With --probe (toneshaper-bench), each round also measures the core-to-core round trip just before
+the all-cores render and the report lists the rounds one by one: on a VM the two vCPUs may sit on
+cores that share a cache or not, and the two-thread speed-up follows.
+
+Usage: compare-peers.py TONESHAPER [--rounds N] [--seconds S] [--baseline OTHER_TONESHAPER] [--probe BENCH]
 (needs csound, fluidsynth, a .sf2; --baseline adds another build's saw and sine renders to every round)
 """
 import argparse
@@ -103,6 +107,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seconds", type=int, default=30)
     parser.add_argument("--baseline", help="another toneshaper build to time in the same rounds")
+    parser.add_argument("--probe", help="toneshaper-bench, to measure the core-to-core round trip each round")
     args = parser.parse_args()
     for tool in ("csound", "fluidsynth"):
         if shutil.which(tool) is None:
@@ -144,8 +149,13 @@ def main():
             ]
         cpu = {name: [] for name, _, _ in programs}
         wall = {name: [] for name, _, _ in programs}
+        trips = []
+        all_cores = f"toneshaper saw, {cores} threads"
         for _ in range(args.rounds):
             for name, argv, _ in programs:
+                if name == all_cores and args.probe:
+                    out = subprocess.run([args.probe, "--cross-core"], capture_output=True, text=True).stdout.split()
+                    trips.append(float(out[-2]) if len(out) >= 2 and out[-2].isdigit() else float("nan"))
                 c, w = cpu_seconds(argv)
                 cpu[name].append(c)
                 wall[name].append(w)
@@ -170,6 +180,26 @@ def main():
         print("ratio = CPU time / ToneShaper saw's (one thread); > 1: ToneShaper is faster. wall = elapsed time (with "
               "threads: less than the CPU time). Output lengths differ a little (FluidSynth renders until its voices "
               "have died away).")
+        if trips:
+            one, many = wall["toneshaper saw"], wall[all_cores]
+            ratios = [a / b for a, b in zip(one, many)]
+            print(f"\nRound by round: one thread's wall time, {cores} threads', the ratio, and the core-to-core round trip "
+                  "measured just before")
+            for k, (a, b, r, t) in enumerate(zip(one, many, ratios, trips)):
+                print(f"  round {k + 1:2}: {a:.3f} s  {b:.3f} s  {r:.2f}x  {t:.0f} ns")
+            near = min(trips) * 2
+            for label, pick in (("cores sharing a cache (round trip < 2x the fastest)", lambda t: t < near),
+                                ("cores further apart", lambda t: t >= near)):
+                chosen = [r for r, t in zip(ratios, trips) if pick(t)]
+                if chosen:
+                    print(f"  {label}: {len(chosen)} rounds, ratio median {statistics.median(chosen):.2f}x "
+                          f"[{min(chosen):.2f}-{max(chosen):.2f}]")
+                    key = "near" if label.startswith("cores sharing") else "far"
+                    bench.append(f"BENCH figure=threads cores={key} rounds={len(chosen)} ratio={statistics.median(chosen):.3f} "
+                                 f"ratio_min={min(chosen):.3f} ratio_max={max(chosen):.3f}")
+            bench.append(f"BENCH figure=threads cores=all rounds={len(ratios)} ratio={statistics.median(ratios):.3f} "
+                         f"ratio_min={min(ratios):.3f} ratio_max={max(ratios):.3f} "
+                         f"round_trip_ns_min={min(trips):.0f} round_trip_ns_max={max(trips):.0f}")
         print("\n".join(bench))
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -5,7 +5,8 @@
 #      every core, the C reference, and the aliasing floor of the band-limited waves;
 #   2. compare-peers.py: whole renders of the same 30-s dense MIDI file by toneshaper (saw and sine,
 #      one thread and every core), Csound's vco2 (ksmps 64 and 1) and FluidSynth, CPU time in
-#      interleaved rounds, medians and ranges.
+#      interleaved rounds, medians and ranges; the two-thread renders round by round, each with the
+#      core-to-core round trip measured just before it.
 # Release builds. Installs csound, fluidsynth and a GM soundfont from Debian when missing.
 # Usage: bash Benchmarks/report.sh [ROUNDS]   (rounds of the peer comparison and runs per bench figure; default 3)
 set -euo pipefail
@@ -29,4 +30,5 @@ echo "ToneShaper $(git rev-parse --short HEAD 2>/dev/null || echo '?') on $(grep
 echo
 Benchmarks/.build-bench/release/toneshaper-bench --runs "$ROUNDS" --seconds 4 --dense-seconds 30
 echo
-python3 Benchmarks/compare-peers.py .build/release/toneshaper --rounds "$ROUNDS" --seconds 30
+python3 Benchmarks/compare-peers.py .build/release/toneshaper --rounds "$ROUNDS" --seconds 30 \
+  --probe Benchmarks/.build-bench/release/toneshaper-bench

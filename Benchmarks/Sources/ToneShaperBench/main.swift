@@ -4,9 +4,11 @@ import Glibc
 import Darwin
 #endif
 import ToneShaperCore
+import CCrossCore
 
 // toneshaper-bench [--runs N] [--seconds S] [--dense-seconds S] [--quick] [--only a,b,c,d]
 //                  [--waves sine,saw,fourier] [--voices 64,256,1024]
+// toneshaper-bench --cross-core   (only the core-to-core round trip between CPUs 0 and 1: CCrossCore)
 //   a: held sine / band-limited saw / Fourier saw voices through Engine.render
 //   b: dense performance (OfflineRenderer)   c: C reference vs Swift   d: aliasing floor of the band-limited waves
 
@@ -24,8 +26,12 @@ while let a = args.popFirst() {
     case "--voices": voiceCounts = (args.popFirst() ?? "").split(separator: ",").compactMap { Int($0) }
     case "--quick": runs = 2; seconds = 2; denseSeconds = 5
     case "--only": only = Set((args.popFirst() ?? "").split(separator: ",").map(String.init))
+    case "--cross-core":
+        let trip = cross_core_round_trip(0, 1, 50_000, 5)
+        print(trip < 0 ? "cross-core round trip: cannot pin threads to CPUs 0 and 1" : "cross-core round trip \(Int(trip.rounded())) ns")
+        exit(0)
     case "-h", "--help":
-        print("usage: toneshaper-bench [--runs N] [--seconds S] [--dense-seconds S] [--quick] [--only a,b,c,d] [--waves sine,saw,fourier] [--voices 64,256,1024]")
+        print("usage: toneshaper-bench [--runs N] [--seconds S] [--dense-seconds S] [--quick] [--only a,b,c,d] [--waves sine,saw,fourier] [--voices 64,256,1024] | --cross-core")
         exit(0)
     default:
         print("toneshaper-bench: unknown argument \(a)"); exit(2)
