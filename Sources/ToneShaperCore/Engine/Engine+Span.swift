@@ -99,18 +99,15 @@ extension Engine {
         while start < job.count {
             let m = min(job.count - start, maxBlock - into)
             let bit = UInt32(1) << UInt32(segment)
-            if job.partsTick && into == 0 {
-                var anyAudible = false
-                for p in 0..<16 where spanAudible[16 * p + job.set] & bit != 0 { anyAudible = true }
-                restDCBlocker(anyAudible: anyAudible)
-            }
             let left = mixLeft, right = mixRight
             left.update(repeating: 0, count: m)
             right.update(repeating: 0, count: m)
             // Each part panned as it is added: the gains move linearly across the control period,
             // the ramp position exact integer frames.
             let first = Int32(truncatingIfNeeded: into + 1)
+            var anyAudible = false
             for p in 0..<16 where spanAudible[16 * p + job.set] & bit != 0 {
+                anyAudible = true
                 let bus = planes + p * maxSpan + start
                 let ramp = ramps[p * 32 + segment]
                 let l0 = ramp[0], dl = ramp[1], r0 = ramp[2], dr = ramp[3]
@@ -121,6 +118,8 @@ extension Engine {
                     right[n] += s * (r0 + dr * k)
                 }
             }
+            // Where a period starts, the parts' own ticks said who is audible: the DC blocker may rest.
+            if job.partsTick && into == 0 { restDCBlocker(anyAudible: anyAudible) }
             master(job.out + 2 * start, count: m)
             start += m; into = 0; segment += 1
         }
