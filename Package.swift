@@ -57,13 +57,15 @@ let package = Package(
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         // Small C shim: alsa-lib's variadic error handler cannot be written in Swift.
         .target(name: "CALSAShim", dependencies: ["CALSA"]),
+        // Small C shim: where a new render thread starts (glibc's affinity calls are not importable).
+        .target(name: "CThreadPlacement"),
 
         // MIDI messages and Standard MIDI Files (read and write). Pure Swift.
         .target(name: "ToneShaperMIDI"),
         // Pure-Swift instrument: shapes, integrator, voices, engine, presets. No system dependency.
         // Optimised in debug builds too: its eight-lane SIMD code runs about 30 times slower unoptimised,
         // too slow to play live from a debug build (the VM test's `play` counted underruns).
-        .target(name: "ToneShaperCore", dependencies: ["ToneShaperMIDI"],
+        .target(name: "ToneShaperCore", dependencies: ["ToneShaperMIDI", "CThreadPlacement"],
                 swiftSettings: [.unsafeFlags(coreCPUFlags, .when(configuration: .release)),
                                 .unsafeFlags(["-O"], .when(configuration: .debug))]),
         // Lock-free single-producer single-consumer hand-off between threads (MIDI -> audio -> disk).

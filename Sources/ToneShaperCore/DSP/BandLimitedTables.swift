@@ -3,6 +3,8 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import CThreadPlacement
+
 /// Mip-mapped single-cycle tables for the band-limited waves, one table per quarter octave of harmonics.
 ///
 /// Additive synthesis of every partial below Nyquist costs hundreds of sines per sample at low
@@ -271,7 +273,12 @@ public final class BandLimitedTables: @unchecked Sendable {
     /// finds them ready. A plain thread: Foundation's `Thread` takes a millisecond or more to start.
     public static func buildInBackground() {
         var thread = pthread_t()
-        if pthread_create(&thread, nil, { _ in _ = BandLimitedTables.shared; return nil }, nil) == 0 {
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        // On another CPU: on the creator's, it waits for `main` to yield (3–4 ms seen).
+        toneshaper_start_elsewhere(&attributes)
+        if pthread_create(&thread, &attributes, { _ in toneshaper_run_anywhere(); _ = BandLimitedTables.shared; return nil }, nil) == 0 {
             pthread_detach(thread)
         }
     }

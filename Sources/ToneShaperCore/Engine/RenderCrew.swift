@@ -1,3 +1,4 @@
+import CThreadPlacement
 import Synchronization
 
 #if canImport(Glibc)
@@ -50,9 +51,14 @@ final class RenderCrew: @unchecked Sendable {
                 context.crew.work(index: context.index, share: context.share)
                 return nil
             }
+            // On another CPU from the start: left to the kernel, a new thread shares its creator's
+            // CPU until the load balancer moves it (up to 40 ms on a small VM).
+            toneshaper_start_elsewhere(&attributes)
             var created = pthread_create(&thread, &attributes, body, context)
             if created != 0 && priority != nil {
-                created = pthread_create(&thread, nil, body, context)  // real-time refused: run at normal priority
+                // Real-time refused: run at normal priority.
+                pthread_attr_setinheritsched(&attributes, Int32(PTHREAD_INHERIT_SCHED))
+                created = pthread_create(&thread, &attributes, body, context)
             }
             precondition(created == 0, "cannot start a render thread (pthread_create: \(created))")
             threads.append(thread)
@@ -113,6 +119,7 @@ final class RenderCrew: @unchecked Sendable {
     }
 
     private func work(index: Int, share: (Int) -> Void) {
+        toneshaper_run_anywhere()  // started elsewhere, not pinned there
         var seen = 0
         while true {
             var turns = 0
