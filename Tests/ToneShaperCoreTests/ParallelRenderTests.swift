@@ -115,10 +115,83 @@ struct ParallelRenderTests {
         #expect(failing.frame == 4000)
     }
 
+    @Test("each thread keeps the parts it had from span to span, and the lists split the voices evenly")
+    func partsStayWithTheirThread() throws {
+        // The dense benchmark's pattern: 16 channels of four-note chords, one channel changing its
+        // chord every 1/16 s (its old notes release while the new ones start: that part is heavier for a while).
+        var messages: [TimedMIDIMessage] = []
+        let bars = 6, step = 3_000
+        var changes = 0
+        for bar in 0..<bars {
+            for c in UInt8(0)..<16 {
+                let at = Int64((bar * 16 + Int(c)) * step)
+                let root = UInt8(40 + Int(c) + 3 * (bar % 2))
+                if bar > 0 {
+                    let old = UInt8(40 + Int(c) + 3 * ((bar - 1) % 2))
+                    for i in UInt8(0)..<4 { messages.append(TimedMIDIMessage(frame: at, message: .noteOff(channel: c, note: old + 4 * i, velocity: 64))) }
+                }
+                for i in UInt8(0)..<4 { messages.append(TimedMIDIMessage(frame: at, message: .noteOn(channel: c, note: root + 4 * i, velocity: 100))) }
+                changes += 1
+            }
+        }
+        var config = EngineConfiguration(sampleRate: 48_000, voices: 128)
+        config.threads = 2
+        let engine = Engine(library: try PresetLibrary(shapes: AllocationTests.everyWave()), configuration: config)
+        let block = 512
+        let output = UnsafeMutablePointer<Float>.allocate(capacity: 2 * block)
+        defer { output.deallocate() }
+        var moves = 0, checked = 0, next = 0
+        var owners = (0..<16).map { engine.partOwner[$0] }
+        for b in 0..<(bars * 16 * step / block) {
+            var events: [EngineEvent] = []
+            while next < messages.count && messages[next].frame < Int64((b + 1) * block) {
+                events.append(EngineEvent(offset: Int(messages[next].frame) - b * block, messages[next].message))
+                next += 1
+            }
+            events.withUnsafeBufferPointer { engine.render(frames: block, events: $0, into: output) }
+            let now = (0..<16).map { engine.partOwner[$0] }
+            moves += zip(owners, now).filter { $0 != $1 }.count
+            owners = now
+            // The next span's lists: each thread's parts weigh the same, to within the heaviest part.
+            engine.listParts()
+            var loads = [0, 0], heaviest = 0
+            for t in 0..<2 {
+                let list = engine.shareLists + t * Engine.shareListStride
+                for k in 0..<list[0] where list[1 + k] < 16 {
+                    let weight = engine.partVoiceCount[list[1 + k]] + 1
+                    loads[t] += weight
+                    heaviest = max(heaviest, weight)
+                }
+            }
+            if engine.partOrderCount == 16 {
+                #expect(abs(loads[0] - loads[1]) <= heaviest, "block \(b): loads \(loads)")
+                checked += 1
+            }
+        }
+        #expect(checked > 100)
+        // A chord change makes one part heavier, then lighter again: at most a part or two changes
+        // thread for it (dealt anew each span, about half of them would).
+        #expect(moves <= 2 * changes, "\(moves) parts changed thread over \(changes) chord changes")
+    }
+
     @Test("what threads write side by side — voices, parts, buses — sits on cache lines of its own")
     func cacheLines() throws {
         #expect(MemoryLayout<Voice>.stride % 64 == 0, "a voice is \(MemoryLayout<Voice>.stride) bytes")
         #expect(MemoryLayout<Part>.stride % 64 == 0, "a part is \(MemoryLayout<Part>.stride) bytes")
+        // What the engine's thread reads of every voice and part at every span is on their first
+        // line; what the render loop writes is not.
+        for (name, offset) in [("stage", MemoryLayout<Voice>.offset(of: \Voice.stage)), ("part", MemoryLayout<Voice>.offset(of: \Voice.part)),
+                               ("pendingPart", MemoryLayout<Voice>.offset(of: \Voice.pendingPart)),
+                               ("Part.audible", MemoryLayout<Part>.offset(of: \Part.audible))] {
+            #expect(offset.map { $0 < 64 } == true, "\(name) at \(offset.map(String.init) ?? "?")")
+        }
+        for (name, offset) in [("phase", MemoryLayout<Voice>.offset(of: \Voice.phase)), ("gain", MemoryLayout<Voice>.offset(of: \Voice.gain)),
+                               ("steps", MemoryLayout<Voice>.offset(of: \Voice.steps)), ("blendLevel", MemoryLayout<Voice>.offset(of: \Voice.blendLevel)),
+                               ("noise", MemoryLayout<Voice>.offset(of: \Voice.noise)), ("segment", MemoryLayout<Voice>.offset(of: \Voice.segment)),
+                               ("Part.ratio", MemoryLayout<Part>.offset(of: \Part.ratio)), ("Part.panFromLeft", MemoryLayout<Part>.offset(of: \Part.panFromLeft)),
+                               ("Part.amplitude", MemoryLayout<Part>.offset(of: \Part.amplitude)), ("Part.quietFrames", MemoryLayout<Part>.offset(of: \Part.quietFrames))] {
+            #expect(offset.map { $0 >= 64 } == true, "\(name) at \(offset.map(String.init) ?? "?")")
+        }
         var config = EngineConfiguration(sampleRate: 48_000, voices: 48)
         config.threads = 2
         let engine = Engine(library: try PresetLibrary(shapes: AllocationTests.everyWave()), configuration: config)

@@ -2,15 +2,19 @@ import Synchronization
 
 /// How a span's voices are shared between threads (what a span is: `Engine+Span`): parts (MIDI
 /// channels) are independent until the mix, so each audible part — its control ticks, its voices
-/// summed into its bus in pool order, its gain, echo and pan ramp — is one piece of work. Threads claim
-/// parts from a list until none is left: whichever thread is free takes the next part, so a thread
-/// held up by the serial work between spans (events, the mix, the master) simply takes fewer. Who
-/// renders a part never changes its plane, and the planes are mixed in channel order, so the output is
-/// the same bit for bit.
+/// summed into its bus in pool order, its gain, echo and pan ramp — is one piece of work.
+///
+/// Each thread has a list of its own: the parts it rendered before, as far as the loads allow (so
+/// their voices, buses and echo lines stay in its core's cache), heaviest first. It claims from the
+/// front of its list; once done, it takes what is left at the back of another's, so a thread held
+/// up (by the serial work between spans, or by the system) simply does fewer. Each list's claims
+/// are counted on a cache line of their own: while every thread works through its own list, no
+/// line crosses between cores (one shared counter crossed at every claim: 200–400 ns each between
+/// this VM's two vCPUs). Who renders a part never changes its plane, and the planes are mixed in
+/// channel order, so the output is the same bit for bit.
 extension Engine {
-    /// Builds the span's work list in one pass over the pool: each part's sounding voices in pool
-    /// order (a row of `voiceCount` slots per part), then the audible parts by voice count, so that
-    /// each thread takes the heaviest first (a long part started last would finish last).
+    /// Builds the span's work lists: each part's sounding voices in pool order (a row of
+    /// `voiceCount` slots per part, one pass over the pool), then each thread's parts.
     func listParts() {
         let counts = partVoiceCount, rows = partVoices, stride = voiceCount
         counts.update(repeating: 0, count: 16)
@@ -19,9 +23,8 @@ extension Engine {
             rows[p * stride + counts[p]] = i
             counts[p] += 1
         }
-        // By voice count, most first (insertion, stable: channel order among equals), after the
-        // list's own room...
-        let sorted = partOrder + 20
+        // The audible parts by voice count, most first (insertion, stable: channel order among equals).
+        let sorted = shareScratch
         var count = 0
         for p in 0..<16 {
             guard parts[p].audible else { spanAudible[16 * p + planeSet] = 0; continue }  // (a listed part sets its own)
@@ -34,49 +37,82 @@ extension Engine {
             sorted[k] = p
             count += 1
         }
-        // ...then the last span's mix and master, lighter than a part: dealt last, it lands where
-        // the two ends meet, and whichever thread runs out of parts first fills the gap with it...
-        var items = count
-        if crew != nil && pendingMaster != nil && sideJob == nil { sorted[items] = Engine.masterItem; items += 1 }
-        // ...then dealt to both ends in turn: the engine's thread, taking from the front, and the
-        // helpers, from the back, each start with the heaviest and meet at the lightest.
-        for k in 0..<items { partOrder[k & 1 == 0 ? k >> 1 : items - 1 - (k >> 1)] = sorted[k] }
-        // The caller's job (an offline render's file writing, longer than a part) is the helpers'
-        // first claim, at the very back; it reads what the last call rendered, so it comes with
-        // that call's last master, if held over (`holdingLastMaster`), done first on the same thread.
-        if crew != nil && sideJob != nil { partOrder[items] = Engine.sideJobItem; items += 1 }
         partOrderCount = count
-        workCount = items
-        shareCounters.claims.store(0, ordering: .relaxed)
+        // Each part stays with the thread that had it (its weight: its voices, plus one for its
+        // gain, echo and plane)...
+        let threads = threadCount, owner = partOwner, loads = shareScratch + 16
+        loads.update(repeating: 0, count: threads)
+        for k in 0..<count { loads[owner[sorted[k]]] += counts[sorted[k]] + 1 }
+        // ...unless moving one from the most loaded thread to the least lowers the most: the
+        // heaviest that does moves, until none does.
+        for _ in 0..<16 where threads > 1 {
+            var most = 0, least = 0
+            for t in 1..<threads {
+                if loads[t] > loads[most] { most = t }
+                if loads[t] < loads[least] { least = t }
+            }
+            let gap = loads[most] - loads[least]
+            var moved = -1
+            for k in 0..<count where owner[sorted[k]] == most && counts[sorted[k]] + 1 < gap { moved = sorted[k]; break }
+            guard moved >= 0 else { break }
+            owner[moved] = least
+            loads[most] -= counts[moved] + 1
+            loads[least] += counts[moved] + 1
+        }
+        for t in 0..<threads { shareLists[t * Engine.shareListStride] = 0 }
+        for k in 0..<count { appendShare(sorted[k], to: owner[sorted[k]]) }
+        // A job that is not a part ends the least loaded list: it is the first thing a thread that
+        // runs out of work takes from another, and it leaves no voices or echo line in a cache, so
+        // an uneven span is evened out without moving a part. The caller's job (an offline
+        // render's file writing) reads what the last call rendered, so it comes with that call's
+        // last master, if held over (`holdingLastMaster`), done first on the same thread; else the
+        // job is the last span's mix and master.
+        if crew != nil && (sideJob != nil || pendingMaster != nil) {
+            var least = threads - 1
+            for t in (0..<threads).reversed() where loads[t] < loads[least] { least = t }
+            appendShare(sideJob != nil ? Engine.sideJobItem : Engine.masterItem, to: least)
+        }
+        shareCounters.reset()
+    }
+
+    @inline(__always) private func appendShare(_ item: Int, to t: Int) {
+        let list = shareLists + t * Engine.shareListStride
+        list[0] += 1
+        list[list[0]] = item
     }
 
     /// Work-list entries that are not parts (0...15).
     static let masterItem = 16, sideJobItem = 17
+    /// Per thread: its list's length, then its items (16 parts and two jobs at most), on lines of its own.
+    static let shareListStride = 32
 
-    /// Thread `t`'s part of a span (t = 0 is the engine's own thread): claims parts from the list
-    /// until none is left. The engine's thread takes them from the front, helpers from the back,
-    /// so from span to span each thread mostly keeps the same parts and their
-    /// voices, buses and echo lines stay in its core's cache. One atomic word holds both ends' counts
-    /// (front in the low half, back in the high half): a claim is good while the two have not met.
-    /// With one thread, every part in order, with no atomic claim (a locked instruction per part
-    /// stalls the pipeline for nothing).
+    /// Thread `t`'s part of a span (t = 0 is the engine's own thread): its own list from the
+    /// front, then whatever the others have left, from their backs. With one thread, every part
+    /// in order, with no atomic claim (a locked instruction per part stalls the pipeline for nothing).
     func renderShare(_ t: Int) {
-        let count = partOrderCount
         if crew == nil {
-            for k in 0..<count { _ = renderPart(partOrder[k], thread: t) }
+            let list = shareLists
+            for k in 0..<list[0] { _ = renderPart(list[1 + k], thread: t) }
             if let master = pendingMaster { mixAndMaster(master) }
             if let job = sideJob { job() }
             return
         }
-        let total = workCount
-        let step = t == 0 ? 1 : 1 << 32
         var rendered = 0  // part-periods, counted once at the end: an atomic add per period costs a locked instruction each
         defer { if t > 0 && rendered > 0 { shareCounters.helperParts.wrappingAdd(rendered, ordering: .relaxed) } }
+        var from = t
         while true {
-            let claims = shareCounters.claims.wrappingAdd(step, ordering: .relaxed).oldValue
+            // A list's claim word holds claims from its front (its owner) in the low 32 bits and
+            // from its back (the others) in the high 32: a claim is good while the two have not met.
+            let list = shareLists + from * Engine.shareListStride
+            let total = list[0]
+            let claims = shareCounters.claim(from, step: from == t ? 1 : 1 << 32)
             let front = claims & 0xFFFF_FFFF, back = claims >> 32
-            if front + back >= total { break }
-            let item = partOrder[t == 0 ? front : total - 1 - back]
+            if front + back >= total {
+                from = from + 1 == threadCount ? 0 : from + 1
+                if from == t { break }
+                continue
+            }
+            let item = list[1 + (from == t ? front : total - 1 - back)]
             if item < 16 {
                 rendered += renderPart(item, thread: t)
             } else if item == Engine.masterItem {
@@ -125,15 +161,37 @@ extension Engine {
     }
 }
 
-/// The counters threads write while they share a span, each on a cache line of its own. Beside
-/// the engine's fields that every part reads (the span's length, the tables, the work list), an
-/// atomic add would take that line from the other core at every claim.
+/// The counters threads write while they share a span, each on cache lines of its own (128 bytes:
+/// a line and the neighbour the prefetcher pairs with it). Beside the engine's fields that every
+/// part reads (the span's length, the tables, the lists), an atomic add would take that line from
+/// the other core at every claim.
 final class ShareCounters: @unchecked Sendable {
     private let before: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
-    /// Claims on `partOrder` so far: from the front in the low 32 bits, from the back in the high 32.
-    let claims = Atomic<Int>(0)
-    private let between: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
     /// Part-periods rendered by the helper threads so far.
     let helperParts = Atomic<Int>(0)
     private let after: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
+    /// One claim word per thread's list.
+    private let words: UnsafeMutableRawPointer
+    private let lists: Int
+
+    init(lists: Int) {
+        self.lists = lists
+        words = .allocate(byteCount: 128 * lists, alignment: 128)
+        for t in 0..<lists { (words + 128 * t).bindMemory(to: Atomic<Int>.self, capacity: 1).initialize(to: Atomic(0)) }
+    }
+
+    deinit {
+        for t in 0..<lists { (words + 128 * t).assumingMemoryBound(to: Atomic<Int>.self).deinitialize(count: 1) }
+        words.deallocate()
+    }
+
+    /// Adds `step` to list `t`'s claims; returns the claims before.
+    @inline(__always) func claim(_ t: Int, step: Int) -> Int {
+        (words + 128 * t).assumingMemoryBound(to: Atomic<Int>.self).pointee.wrappingAdd(step, ordering: .relaxed).oldValue
+    }
+
+    /// No claims on any list (before a span: the crew's start publishes it).
+    @inline(__always) func reset() {
+        for t in 0..<lists { (words + 128 * t).assumingMemoryBound(to: Atomic<Int>.self).pointee.store(0, ordering: .relaxed) }
+    }
 }

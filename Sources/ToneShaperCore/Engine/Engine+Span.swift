@@ -43,8 +43,10 @@ extension Engine {
         let part = parts + p
         let echo = part.pointee.echo
         let echoing = echo.isOff ? 0 : Int(max(echo.delaySamples, echo.delayTarget)) + 2
-        part.pointee.audible = part.pointee.activeVoices > 0 || (part.pointee.audible && part.pointee.quietFrames <= echoing)
-        if !part.pointee.audible { return false }
+        let audible = part.pointee.activeVoices > 0 || (part.pointee.audible && part.pointee.quietFrames <= echoing)
+        // Written only when it changes: the engine's thread reads it every span (see `Part`).
+        if audible != part.pointee.audible { part.pointee.audible = audible }
+        if !audible { return false }
         slots[part.pointee.currentSlot].glide(table: presets, sampleRate: sampleRate, coefficient: glideCoefficient)
         if part.pointee.vibratoDepth > 0 {
             part.pointee.vibratoPhase = fractionalPart(part.pointee.vibratoPhase + 5.5 * (Double(maxBlock) / sampleRate))

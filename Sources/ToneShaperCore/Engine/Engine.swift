@@ -46,18 +46,21 @@ public final class Engine: @unchecked Sendable {
     /// Per thread (the engine's own first): the voice render loops' scratch buffers.
     let scratches: UnsafeMutablePointer<VoiceScratch>
     public let threadCount: Int
-    /// The current span's work list (see `Engine+Shares`): audible parts, dealt heaviest first to
-    /// both ends (with several threads, the last span's master and the caller's job among them:
-    /// `workCount` items in all), and each part's sounding voices in pool order
-    /// (`partVoices[p · voiceCount ..< + partVoiceCount[p]]`).
-    let partOrder: UnsafeMutablePointer<Int>
+    /// The current span's work (see `Engine+Shares`): per thread, a list of the audible parts it
+    /// is to render, heaviest first (with several threads, the last span's master and the
+    /// caller's job among them), `shareListStride` entries each; `partOrderCount` parts in all;
+    /// each part's sounding voices in pool order (`partVoices[p · voiceCount ..< + partVoiceCount[p]]`).
+    let shareLists: UnsafeMutablePointer<Int>
     var partOrderCount = 0
-    var workCount = 0
     let partVoiceCount: UnsafeMutablePointer<Int>
     let partVoices: UnsafeMutablePointer<Int>
+    /// The thread each part went to last (where its voices and echo line are in cache).
+    let partOwner: UnsafeMutablePointer<Int>
+    /// Room to sort the parts (16) and count each thread's load, on the engine's thread only.
+    let shareScratch: UnsafeMutablePointer<Int>
     /// What the threads change while they share a span (claims, the helpers' count), apart from
     /// the fields above and below, which they only read.
-    let shareCounters = ShareCounters()
+    let shareCounters: ShareCounters
     /// The helper threads when `configuration.threads` > 1.
     var crew: RenderCrew?
     /// The span being rendered, for the crew's shares: its length, where in the control period it
@@ -138,8 +141,13 @@ public final class Engine: @unchecked Sendable {
         threadCount = max(1, configuration.threads)
         scratches = .allocate(capacity: threadCount)
         for t in 0..<threadCount { (scratches + t).initialize(to: VoiceScratch(capacity: maxBlock)) }
-        partOrder = .allocate(capacity: 40)  // the list (16 parts and 2 jobs), then room to sort it
-        partOrder.initialize(repeating: 0, count: 40)
+        shareLists = cacheAligned(Int.self, count: threadCount * Engine.shareListStride)
+        shareLists.initialize(repeating: 0, count: threadCount * Engine.shareListStride)
+        partOwner = .allocate(capacity: 16)
+        for p in 0..<16 { partOwner[p] = p % threadCount }
+        shareScratch = .allocate(capacity: 16 + threadCount)
+        shareScratch.initialize(repeating: 0, count: 16 + threadCount)
+        shareCounters = ShareCounters(lists: threadCount)
         partVoiceCount = .allocate(capacity: 16)
         partVoiceCount.initialize(repeating: 0, count: 16)
         partVoices = .allocate(capacity: 16 * max(1, configuration.voices))
@@ -184,7 +192,7 @@ public final class Engine: @unchecked Sendable {
     deinit {
         crew?.stop()
         for t in 0..<threadCount { scratches[t].deallocate() }
-        scratches.deinitialize(count: threadCount); scratches.deallocate(); partOrder.deallocate(); partVoiceCount.deallocate(); partVoices.deallocate()
+        scratches.deinitialize(count: threadCount); scratches.deallocate(); UnsafeMutableRawPointer(shareLists).deallocate(); partOwner.deallocate(); shareScratch.deallocate(); partVoiceCount.deallocate(); partVoices.deallocate()
         for i in 0..<presets.count { installed[i]?.deallocate() }
         installed.deallocate()
         for i in 0..<slotCount { slots[i].deallocate() }

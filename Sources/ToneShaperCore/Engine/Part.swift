@@ -2,9 +2,26 @@
 /// Whole cache lines (256 bytes, aligned to 64; a test holds it there): threads render
 /// neighbouring parts, and a line two of them wrote would bounce between their cores.
 struct Part {
+    // The first cache line: settings that change only at events, and `audible`, which the engine's
+    // thread reads of every part at every span and the part's own thread writes only when it
+    // changes. Nothing the render loop writes every period shares it.
     /// Index of the slot new notes start on (in the engine's slot pool).
     var currentSlot = -1
     var program = 0
+    var attack: Double = 0.005
+    var release: Double = 0.05
+    var bendRange: Double = 2
+    /// In MPE, a member channel's zone manager (a part index): the manager's bend moves every note
+    /// of the zone, so it adds to this channel's own. −1 outside MPE and for managers.
+    var manager = -1
+    var terms = 10
+    var wave: WaveType = .sine
+    var sustain = false
+    // RPN selection for data entry (RPN 0 = pitch-bend sensitivity).
+    var rpnMSB: UInt8 = 127
+    var rpnLSB: UInt8 = 127
+    /// True while the bus may still be sounding (voices or an echo tail).
+    var audible = false
 
     // Bus parameters. Amplitude ramps linearly per sample; pan per block.
     /// The gain actually applied (ramps toward shapeAmplitude × volume).
@@ -18,30 +35,14 @@ struct Part {
     var panFromRight: Float = 0.70710678
     var pan: Double = 0
 
-    var attack: Double = 0.005
-    var release: Double = 0.05
-    var wave: WaveType = .sine
-    var terms = 10
-
     // Pitch: bend in semitones = bendValue/8192 · bendRange; vibrato from the mod wheel.
     var bendValue: Double = 0
-    var bendRange: Double = 2
-    /// In MPE, a member channel's zone manager (a part index): the manager's bend moves every note
-    /// of the zone, so it adds to this channel's own. −1 outside MPE and for managers.
-    var manager = -1
     var vibratoDepth: Double = 0
     var vibratoPhase: Double = 0
     /// The pitch ratio its notes play at this control period (bend, vibrato, zone manager's bend).
     var ratio: Double = 1
 
-    var sustain = false
-    // RPN selection for data entry (RPN 0 = pitch-bend sensitivity).
-    var rpnMSB: UInt8 = 127
-    var rpnLSB: UInt8 = 127
-
     var activeVoices = 0
-    /// True while the bus may still be sounding (voices or an echo tail).
-    var audible = false
     /// Frames since the bus last carried sound (above −120 dBFS); 0 while notes sound. The part
     /// stays audible until that is longer than its echo delay: the echo line may still hold a repeat.
     var quietFrames = 0
@@ -49,6 +50,8 @@ struct Part {
 
     /// The pan position `panLeft`/`panRight` were computed for (NaN: none yet).
     var aimedPan = Double.nan
+    /// Pads a part to whole cache lines (256 bytes).
+    var cacheLinePadding: (Int, Int) = (0, 0)
 
     /// Equal-power gains for the current pan position: the end of the next pan ramp. Computed only
     /// when the position moved (this runs every control period for every sounding part).

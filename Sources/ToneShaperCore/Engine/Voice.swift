@@ -4,21 +4,28 @@
 /// and bend multiply the instantaneous frequency, and the phase is the trapezoidal integral of
 /// that frequency, so the wave stays continuous whatever changes mid-note.
 struct Voice {
+    // The first cache line: what the engine's thread reads of every voice at every span (which
+    // part it plays, whether a stolen voice is handing over) and changes only at events and ticks.
+    // Nothing the render loop writes shares it, so that scan takes no line from the core rendering it.
     enum Stage: UInt8 { case idle, playing, releasing }
     var stage: Stage = .idle
-    var part: Int = 0
-    var slot: Int = 0
     var note: UInt8 = 0
     /// Key is down (a note-off has not arrived yet).
     var keyDown = false
     /// Key is up but the sustain pedal holds the note.
     var sustained = false
-    var startOrder: UInt64 = 0
-    var releaseOrder: UInt64 = 0
-
     // What the note was started with.
     var wave: WaveType = .sine
+    // A note waiting for this (stolen) voice to fade out.
+    var pendingNote: UInt8 = 0
+    var pendingVelocity: UInt8 = 0
+    var part: Int = 0
+    var slot: Int = 0
+    var pendingPart = -1
+    var startOrder: UInt64 = 0
+    var releaseOrder: UInt64 = 0
     var terms = 10
+
     var envelopeKind: UInt8 = 0
     var envelopeDecay: Double = 1  // per-sample factor for the exponential envelope
     var envelopeSmoothing: Double = 1  // one-pole coefficient for ~1 ms
@@ -68,11 +75,6 @@ struct Voice {
     var gainTarget: Double = 0
     var rampLeft = 0
 
-    // A note waiting for this (stolen) voice to fade out.
-    var pendingNote: UInt8 = 0
-    var pendingVelocity: UInt8 = 0
-    var pendingPart = -1
-
     var noise: UInt32 = 0x9E37_79B9
     /// Band-limited table level and blend weight, chosen every 8 samples of absolute time.
     var blendLevel = 0
@@ -80,7 +82,7 @@ struct Voice {
 
     /// Pads a voice to whole cache lines (320 bytes, in a pool aligned to 64): threads render
     /// neighbouring voices, and a line two of them wrote would bounce between their cores.
-    var cacheLinePadding: (Int, Int, Int, Int) = (0, 0, 0, 0)
+    var cacheLinePadding: (Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0)
 
     /// The phase `steps` samples past the anchor, not wrapped. The walk's lanes compute the same
     /// operations in the same order (with the two coefficients hoisted), so an anchor settled here
