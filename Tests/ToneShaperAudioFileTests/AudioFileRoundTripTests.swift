@@ -1,3 +1,4 @@
+import CSndFile
 import Foundation
 import Testing
 import ToneShaperAudioFile
@@ -53,6 +54,43 @@ struct AudioFileRoundTripTests {
             try write(link, frames: 500)
             #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == path)
             #expect(try AudioFileReader.read(path: path).frames == 500)
+        }
+    }
+
+    @Test("16-bit WAV holds the very bytes libsndfile's own float conversion writes: rounding, tiny values, clipping, NaN")
+    func sixteenBitLikeLibsndfile() throws {
+        // Values either side of every kind of edge: steps of 1/32768 and half steps, the region
+        // below 2⁻⁸ where x·2³¹ is not an integer, ±1 and beyond, NaN; then a loud noise.
+        var samples: [Float] = []
+        for k in -40...40 {
+            let step = Float(k) / 32768
+            samples += [step, step + 0.5 / 32768, step - 0.5 / 32768, step.nextUp, step.nextDown]
+        }
+        for e in 9...30 { let tiny = Float(1) / Float(1 << e); samples += [tiny, -tiny, tiny * 1.37, -tiny * 1.37] }
+        samples += [1, -1, Float(1).nextDown, Float(-1).nextUp, 1.5, -1.5, 1e30, -1e30, .infinity, -.infinity, .nan, -.nan]
+        var seed: UInt32 = 12_345
+        for _ in 0..<20_000 {
+            seed = seed &* 1_664_525 &+ 1_013_904_223
+            samples.append((Float(seed >> 8) / Float(1 << 24)) * 2.4 - 1.2)
+        }
+        if samples.count % 2 == 1 { samples.append(0.25) }
+        try withTemporaryDirectory { dir in
+            let ours = "\(dir)/ours.wav", theirs = "\(dir)/theirs.wav"
+            try writeFile(ours, .wav16, sampleRate: 48_000, channels: 2, samples: samples)
+            // libsndfile converting the floats itself, clipping on (as the writer used to ask it to).
+            var info = SF_INFO()
+            info.samplerate = 48_000
+            info.channels = 2
+            info.format = Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_16)
+            let handle = try #require(sf_open(theirs, Int32(SFM_WRITE), &info))
+            #expect(sf_command(handle, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE)) == SF_TRUE)
+            #expect(sf_writef_float(handle, samples, sf_count_t(samples.count / 2)) == sf_count_t(samples.count / 2))
+            #expect(sf_close(handle) == 0)
+            let a = try Data(contentsOf: URL(fileURLWithPath: ours)), b = try Data(contentsOf: URL(fileURLWithPath: theirs))
+            #expect(a.count == 44 + 2 * samples.count)
+            let differing = zip(a, b).enumerated().filter { $0.element.0 != $0.element.1 }.map(\.offset)
+            #expect(a.count == b.count && differing.isEmpty,
+                    "\(differing.count) bytes differ, first at \(differing.first ?? -1): sample \(samples[max(0, ((differing.first ?? 44) - 44) / 2)])")
         }
     }
 
