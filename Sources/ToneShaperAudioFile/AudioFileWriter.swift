@@ -124,19 +124,26 @@ public final class AudioFileWriter {
     }
 
     /// Floats to 16-bit samples exactly as libsndfile 1.2 converts them with clipping on (its
-    /// `f2les_clip_array`): x·2³¹ rounded to an integer, of which the top 16 bits (so the step
+    /// `f2les_clip_array`): y = x·2³¹ rounded to an integer, of which the top 16 bits (the step
     /// below, not the nearest); 1 and above to 32767; −1 and below, and NaN, to −32768.
-    /// Here in eight lanes, in Float, all exact: the rounding, the scaling by 2⁻¹⁶, the floor.
+    /// Eight lanes at a time with adds, compares and selects only (a rounding instruction needs
+    /// SSE4.1, and without it each lane called libm twice): floor(rint(y)/2¹⁶) is floor((y + ½)/2¹⁶)
+    /// — they differ only where rint(y) ties up to a multiple of 2¹⁶, which is even, and floor(y + ½)
+    /// rounds that tie up too — with the ½ added only below 2²³, where y can have a fraction and
+    /// the sum is exact; the floor comes from adding 1.5·2²³ (the float then holds the nearest
+    /// integer in its low bits) and stepping down where that rounded up.
     static func convertToShorts(_ source: UnsafePointer<Float>, count: Int, into target: UnsafeMutablePointer<Int16>) {
+        let magic = SIMD8<Float>(repeating: 12_582_912)
         var n = 0
         while n + 8 <= count {
             let y = UnsafeRawPointer(source + n).loadUnaligned(as: SIMD8<Float>.self) * 2_147_483_648
-            var q = (y.rounded(.toNearestOrEven) * (1 / 65536)).rounded(.down)
+            let w = y.replacing(with: y + 0.5, where: (y .< 8_388_608) .& (y .> -8_388_608)) * (1 / 65536)
+            let u = w + magic
+            var q = unsafeBitCast(u, to: SIMD8<Int32>.self) &- 0x4B40_0000
+            q.replace(with: q &- 1, where: (u - magic) .> w)
             q.replace(with: 32767, where: y .>= 2_147_483_648)
             q.replace(with: -32768, where: (y .<= -2_147_483_648) .| (y .!= y))
-            // An integer-valued float below 2²² plus 1.5·2²³ holds that integer in its low bits.
-            let bits = unsafeBitCast(q + 12_582_912, to: SIMD8<Int32>.self) &- 0x4B40_0000
-            UnsafeMutableRawPointer(target + n).storeBytes(of: SIMD8<Int16>(truncatingIfNeeded: bits), as: SIMD8<Int16>.self)
+            UnsafeMutableRawPointer(target + n).storeBytes(of: SIMD8<Int16>(truncatingIfNeeded: q), as: SIMD8<Int16>.self)
             n += 8
         }
         while n < count {
