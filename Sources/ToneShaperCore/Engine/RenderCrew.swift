@@ -18,13 +18,23 @@ import Musl
 final class RenderCrew: @unchecked Sendable {
     /// Threads besides the engine's own.
     let helpers: Int
-    private let generation = Atomic<Int>(0)
-    private let finished = Atomic<Int>(0)
-    private let stopping = Atomic<Bool>(false)
-    /// Helpers that have seen the current run (counted only when `joinEveryRun`).
-    private let joined = Atomic<Int>(0)
     private let joinEveryRun: Bool
     private var threads: [pthread_t] = []
+    /// Runs started so far (the engine's thread keeps its own count too).
+    private var runs = 0
+    // What the engine's thread writes and the helpers what they write, on lines of their own
+    // (128 bytes apart: a line and the neighbour the prefetcher pairs with it): each span then
+    // moves one line to the helpers and one back. The counts only grow, so nothing is reset.
+    private let padBefore: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    /// Runs started, as the helpers see it.
+    private let generation = Atomic<Int>(0)
+    private let stopping = Atomic<Bool>(false)
+    private let padBetween: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    /// Helper shares finished, over all runs.
+    private let finished = Atomic<Int>(0)
+    /// Helper shares begun, over all runs (counted only when `joinEveryRun`).
+    private let joined = Atomic<Int>(0)
+    private let padAfter: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 
     /// Starts `helpers` threads that call `share(k)` (k = 1...helpers) for every `run()`.
     /// `share` must be safe to call concurrently for different k; it is kept unretained by the
@@ -82,12 +92,12 @@ final class RenderCrew: @unchecked Sendable {
     /// Starts every helper on the current job, runs share 0 on this thread, and returns when all are done.
     @inline(__always)
     func run(_ ownShare: () -> Void) {
-        finished.store(0, ordering: .relaxed)
-        joined.store(0, ordering: .relaxed)
-        generation.wrappingAdd(1, ordering: .releasing)
-        if joinEveryRun { spin { joined.load(ordering: .acquiring) >= helpers } }
+        runs += 1
+        let all = runs * helpers
+        generation.store(runs, ordering: .releasing)
+        if joinEveryRun { spin { joined.load(ordering: .acquiring) >= all } }
         ownShare()
-        spin { finished.load(ordering: .acquiring) >= helpers }
+        spin { finished.load(ordering: .acquiring) >= all }
     }
 
     /// Waits for `done`: spins for up to `spinLimit` (the usual wait is a few microseconds), then
