@@ -32,13 +32,14 @@ struct ParallelRenderTests {
         return messages.inFrameOrder()
     }
 
-    static func render(threads: Int, _ messages: [TimedMIDIMessage], frames: Int) throws -> (samples: [Float], stolen: Int, helped: Int) {
+    static func render(threads: Int, _ messages: [TimedMIDIMessage], frames: Int) throws
+        -> (samples: [Float], stolen: Int, helped: Int, prefixed: Int) {
         var config = EngineConfiguration(sampleRate: 48_000, voices: 48)
         config.threads = threads
         config.helpersJoinEveryBlock = true  // every block shared, however light (see the configuration)
         let engine = Engine(library: try PresetLibrary(shapes: AllocationTests.everyWave()), configuration: config)
         let samples = OfflineRenderer(engine: engine, blockFrames: 512).renderAll(messages, totalFrames: frames)
-        return (samples, engine.stolenVoices, engine.helperShares)
+        return (samples, engine.stolenVoices, engine.helperShares, engine.shareCounters.prefixDone.load(ordering: .relaxed))
     }
 
     @Test("1, 2 and 3 threads render a dense 16-channel performance to the same bits")
@@ -52,6 +53,8 @@ struct ParallelRenderTests {
             let many = try Self.render(threads: threads, messages, frames: frames)
             // The helpers really rendered: joining every block, they claimed more than one part per block on average.
             #expect(many.helped >= frames / 128, "\(threads) threads: helpers rendered \(many.helped) parts")
+            // The mix was cut in two: the first run's planes summed apart, the sum carried on by another item.
+            #expect(many.prefixed > 100, "\(threads) threads: the last prefixed span was \(many.prefixed)")
             let differing = zip(one.samples, many.samples).filter { $0.bitPattern != $1.bitPattern }.count
             #expect(many.samples.count == one.samples.count && differing == 0, "\(threads) threads: \(differing) samples differ")
         }

@@ -4,17 +4,22 @@ import Synchronization
 /// channels) are independent until the mix, so each audible part — its control ticks, its voices
 /// summed into its bus in pool order, its gain, echo and pan ramp — is one piece of work.
 ///
-/// Each thread has a list of its own: the parts it rendered before, as far as the loads allow (so
-/// their voices, buses and echo lines stay in its core's cache), heaviest first. It claims from the
-/// front of its list; once done, it takes what is left at the back of another's, so a thread held
-/// up (by the serial work between spans, or by the system) simply does fewer. Each list's claims
-/// are counted on a cache line of their own: while every thread works through its own list, no
-/// line crosses between cores (one shared counter crossed at every claim: 200–400 ns each between
-/// this VM's two vCPUs). Who renders a part never changes its plane, and the planes are mixed in
-/// channel order, so the output is the same bit for bit.
+/// Each thread has a list of its own: a run of neighbouring channels, the same from span to span
+/// as far as the loads allow (so their voices, buses and echo lines stay in its core's cache). It
+/// claims from the front of its list; once done, it takes what is left at the back of another's,
+/// where the runs meet, so the runs stay runs and a thread held up (by the serial work between
+/// spans, or by the system) simply does fewer. Each list's claims are counted on a cache line of
+/// their own: while every thread works through its own list, no line crosses between cores (one
+/// shared counter crossed at every claim: 200–400 ns each between this VM's two vCPUs).
+///
+/// The mix adds the parts' planes in channel order, and a sum in order can be cut anywhere: the
+/// first thread adds its run's planes where they were rendered (`prefixItem`, its first item in
+/// the next span), and the last thread carries that sum on through the other planes and the
+/// master (`finishItem`). A stereo sum crosses between cores instead of the first run's planes.
+/// Who renders or mixes what never changes a bit.
 extension Engine {
     /// Builds the span's work lists: each part's sounding voices in pool order (a row of
-    /// `voiceCount` slots per part, one pass over the pool), then each thread's parts.
+    /// `voiceCount` slots per part, one pass over the pool), then each thread's run of parts.
     func listParts() {
         let counts = partVoiceCount, rows = partVoices, stride = voiceCount
         counts.update(repeating: 0, count: 16)
@@ -23,55 +28,62 @@ extension Engine {
             rows[p * stride + counts[p]] = i
             counts[p] += 1
         }
-        // The audible parts by voice count, most first (insertion, stable: channel order among equals).
-        let sorted = shareScratch
+        // A part's weight: its voices, plus one for its gain, echo and plane; 0 when silent.
+        let weights = shareScratch
         var count = 0
         for p in 0..<16 {
-            guard parts[p].audible else { spanAudible[16 * p + planeSet] = 0; continue }  // (a listed part sets its own)
-            let weight = counts[p]
-            var k = count
-            while k > 0 && counts[sorted[k - 1]] < weight {
-                sorted[k] = sorted[k - 1]
-                k -= 1
+            if parts[p].audible {
+                weights[p] = counts[p] + 1
+                count += 1
+            } else {
+                weights[p] = 0
+                spanAudible[16 * p + planeSet] = 0  // (a listed part sets its own)
             }
-            sorted[k] = p
-            count += 1
         }
         partOrderCount = count
-        // Each part stays with the thread that had it (its weight: its voices, plus one for its
-        // gain, echo and plane)...
-        let threads = threadCount, owner = partOwner, loads = shareScratch + 16
-        loads.update(repeating: 0, count: threads)
-        for k in 0..<count { loads[owner[sorted[k]]] += counts[sorted[k]] + 1 }
-        // ...unless moving one from the most loaded thread to the least lowers the most: the
-        // heaviest that does moves, until none does.
-        for _ in 0..<16 where threads > 1 {
-            var most = 0, least = 0
-            for t in 1..<threads {
-                if loads[t] > loads[most] { most = t }
-                if loads[t] < loads[least] { least = t }
-            }
-            let gap = loads[most] - loads[least]
-            var moved = -1
-            for k in 0..<count where owner[sorted[k]] == most && counts[sorted[k]] + 1 < gap { moved = sorted[k]; break }
-            guard moved >= 0 else { break }
-            owner[moved] = least
-            loads[most] -= counts[moved] + 1
-            loads[least] += counts[moved] + 1
+        // Thread t has the channels from runStarts[t] up to runStarts[t + 1]. A run's end moves a
+        // part to its neighbour while that lowers the larger of the two loads, until none does.
+        let threads = threadCount, starts = runStarts
+        func load(_ t: Int) -> Int {
+            var sum = 0
+            for p in starts[t]..<starts[t + 1] { sum += weights[p] }
+            return sum
         }
+        var moved = true, rounds = 0
+        while moved && rounds < 64 {
+            moved = false
+            rounds += 1
+            for t in 0..<(threads - 1) {
+                let here = load(t), next = load(t + 1)
+                if here > next {
+                    var p = starts[t + 1] - 1
+                    while p >= starts[t] && weights[p] == 0 { p -= 1 }
+                    if p >= starts[t] && weights[p] < here - next { starts[t + 1] = p; moved = true }
+                } else if next > here {
+                    var p = starts[t + 1]
+                    while p < starts[t + 2] && weights[p] == 0 { p += 1 }
+                    if p < starts[t + 2] && weights[p] < next - here { starts[t + 1] = p + 1; moved = true }
+                }
+            }
+        }
+        for t in 0..<threads {
+            for p in starts[t]..<starts[t + 1] { partOwner[p] = t }
+        }
+        // The first thread's run from its lowest channel up, the others' from their highest down:
+        // a list's back is where its run meets the one before.
         for t in 0..<threads { shareLists[t * Engine.shareListStride] = 0 }
-        for k in 0..<count { appendShare(sorted[k], to: owner[sorted[k]]) }
-        // A job that is not a part ends the least loaded list: it is the first thing a thread that
-        // runs out of work takes from another, and it leaves no voices or echo line in a cache, so
+        prefixListed = crew != nil && pendingMaster.map { $0.split > 0 } == true
+        if prefixListed { appendShare(Engine.prefixItem, to: 0) }
+        for p in starts[0]..<starts[1] where weights[p] > 0 { appendShare(p, to: 0) }
+        for t in 1..<max(1, threads) {
+            for p in (starts[t]..<starts[t + 1]).reversed() where weights[p] > 0 { appendShare(p, to: t) }
+        }
+        // The rest of the mix and the master end the last thread's list: the first thing a thread
+        // that runs out of work takes from it, and it leaves no voices or echo line in a cache, so
         // an uneven span is evened out without moving a part. The caller's job (an offline
         // render's file writing) reads what the last call rendered, so it comes with that call's
-        // last master, if held over (`holdingLastMaster`), done first on the same thread; else the
-        // job is the last span's mix and master.
-        if crew != nil && (sideJob != nil || pendingMaster != nil) {
-            var least = threads - 1
-            for t in (0..<threads).reversed() where loads[t] < loads[least] { least = t }
-            appendShare(sideJob != nil ? Engine.sideJobItem : Engine.masterItem, to: least)
-        }
+        // last master, if held over (`holdingLastMaster`), done first on the same thread.
+        if crew != nil && (sideJob != nil || pendingMaster != nil) { appendShare(Engine.finishItem, to: threads - 1) }
         shareCounters.reset()
     }
 
@@ -81,8 +93,9 @@ extension Engine {
         list[list[0]] = item
     }
 
-    /// Work-list entries that are not parts (0...15).
-    static let masterItem = 16, sideJobItem = 17
+    /// Work-list entries that are not parts (0...15): the first run's share of the last span's
+    /// mix; the rest of that mix and the master, then the caller's job.
+    static let prefixItem = 16, finishItem = 17
     /// Per thread: its list's length, then its items (16 parts and two jobs at most), on lines of its own.
     static let shareListStride = 32
 
@@ -93,7 +106,7 @@ extension Engine {
         if crew == nil {
             let list = shareLists
             for k in 0..<list[0] { _ = renderPart(list[1 + k], thread: t) }
-            if let master = pendingMaster { mixAndMaster(master) }
+            if let master = pendingMaster { mixAndMaster(master, prefixed: false) }
             if let job = sideJob { job() }
             return
         }
@@ -115,10 +128,17 @@ extension Engine {
             let item = list[1 + (from == t ? front : total - 1 - back)]
             if item < 16 {
                 rendered += renderPart(item, thread: t)
-            } else if item == Engine.masterItem {
-                if let master = pendingMaster { mixAndMaster(master) }
+            } else if item == Engine.prefixItem {
+                if let master = pendingMaster {
+                    mixPrefix(master)
+                    shareCounters.prefixDone.store(master.sequence, ordering: .releasing)
+                }
             } else {
-                if let master = pendingMaster { mixAndMaster(master) }
+                if let master = pendingMaster {
+                    // The prefix is the first thread's first item: long done, as a rule.
+                    if prefixListed { while shareCounters.prefixDone.load(ordering: .acquiring) != master.sequence {} }
+                    mixAndMaster(master, prefixed: prefixListed)
+                }
                 sideJob?()
             }
         }
@@ -166,10 +186,13 @@ extension Engine {
 /// part reads (the span's length, the tables, the lists), an atomic add would take that line from
 /// the other core at every claim.
 final class ShareCounters: @unchecked Sendable {
-    private let before: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
+    private let before: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
     /// Part-periods rendered by the helper threads so far.
     let helperParts = Atomic<Int>(0)
-    private let after: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
+    private let between: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    /// The span (`MasterJob.sequence`) whose mix prefix is done.
+    let prefixDone = Atomic<Int>(-1)
+    private let after: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
     /// One claim word per thread's list.
     private let words: UnsafeMutableRawPointer
     private let lists: Int

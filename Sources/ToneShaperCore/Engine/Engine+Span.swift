@@ -82,49 +82,85 @@ extension Engine {
         sideJob = nil  // it and the last span's master are done by now, on one thread or another
         // This span's mix and master wait for the next span, where a free thread does them beside
         // its parts, or for the end of the call.
-        pendingMaster = MasterJob(out: out, count: count, intoPeriod: intoPeriod, partsTick: partsTick, set: planeSet)
+        spanSequence += 1
+        pendingMaster = MasterJob(out: out, count: count, intoPeriod: intoPeriod, partsTick: partsTick, set: planeSet,
+                                  split: threadCount > 1 ? runStarts[1] : 0, sequence: spanSequence)
         planeSet ^= 1
     }
 
     /// The mix and master of the last span, if still to do, on this thread.
     public func finishMaster() {
-        if let master = pendingMaster { mixAndMaster(master) }
+        if let master = pendingMaster { mixAndMaster(master, prefixed: false) }
         pendingMaster = nil
     }
 
+    /// The first run's share of a span's mix: period by period, the planes of channels below
+    /// `job.split` audible there, panned, summed in channel order into `prefixLeft`/`prefixRight`.
+    func mixPrefix(_ job: MasterJob) {
+        var start = 0, into = job.intoPeriod, segment = 0
+        while start < job.count {
+            let m = min(job.count - start, maxBlock - into)
+            let left = prefixLeft + start, right = prefixRight + start
+            left.update(repeating: 0, count: m)
+            right.update(repeating: 0, count: m)
+            _ = addPlanes(job, from: 0, to: job.split, start: start, count: m, into: into, segment: segment, left: left, right: right)
+            start += m; into = 0; segment += 1
+        }
+    }
+
     /// Period by period: the planes of the parts audible there reach the mix in channel order,
-    /// whoever rendered them, then the master stage.
-    func mixAndMaster(_ job: MasterJob) {
-        let planes = buses + job.set * 16 * maxSpan
-        let ramps = panRamps + job.set * 16 * 32
+    /// whoever rendered them — from zero, or `prefixed` from the sum `mixPrefix` left of the
+    /// channels below `job.split` — then the master stage.
+    func mixAndMaster(_ job: MasterJob, prefixed: Bool) {
+        let first = prefixed ? job.split : 0
         var start = 0, into = job.intoPeriod, segment = 0
         while start < job.count {
             let m = min(job.count - start, maxBlock - into)
             let bit = UInt32(1) << UInt32(segment)
             let left = mixLeft, right = mixRight
-            left.update(repeating: 0, count: m)
-            right.update(repeating: 0, count: m)
-            // Each part panned as it is added: the gains move linearly across the control period,
-            // the ramp position exact integer frames.
-            let first = Int32(truncatingIfNeeded: into + 1)
             var anyAudible = false
-            for p in 0..<16 where spanAudible[16 * p + job.set] & bit != 0 {
+            if prefixed {
+                left.update(from: prefixLeft + start, count: m)
+                right.update(from: prefixRight + start, count: m)
+                for p in 0..<first where spanAudible[16 * p + job.set] & bit != 0 { anyAudible = true; break }
+            } else {
+                left.update(repeating: 0, count: m)
+                right.update(repeating: 0, count: m)
+            }
+            if addPlanes(job, from: first, to: 16, start: start, count: m, into: into, segment: segment, left: left, right: right) {
                 anyAudible = true
-                let bus = planes + p * maxSpan + start
-                let ramp = ramps[p * 32 + segment]
-                let l0 = ramp[0], dl = ramp[1], r0 = ramp[2], dr = ramp[3]
-                for n in 0..<m {
-                    let k = Float(first &+ Int32(truncatingIfNeeded: n))
-                    let s = bus[n]
-                    left[n] += s * (l0 + dl * k)
-                    right[n] += s * (r0 + dr * k)
-                }
             }
             // Where a period starts, the parts' own ticks said who is audible: the DC blocker may rest.
             if job.partsTick && into == 0 { restDCBlocker(anyAudible: anyAudible) }
             master(job.out + 2 * start, count: m)
             start += m; into = 0; segment += 1
         }
+    }
+
+    /// Adds the planes of channels `from..<to` audible in one period (`count` frames from `start`,
+    /// `into` frames into the control period, the span's `segment`) to `left`/`right`, in channel
+    /// order, each panned as it is added: the gains move linearly across the control period, the
+    /// ramp position exact integer frames. Returns whether any was audible.
+    @inline(__always) func addPlanes(_ job: MasterJob, from: Int, to: Int, start: Int, count m: Int, into: Int, segment: Int,
+                                     left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) -> Bool {
+        let planes = buses + job.set * 16 * maxSpan
+        let ramps = panRamps + job.set * 16 * 32
+        let bit = UInt32(1) << UInt32(segment)
+        let first = Int32(truncatingIfNeeded: into + 1)
+        var anyAudible = false
+        for p in from..<to where spanAudible[16 * p + job.set] & bit != 0 {
+            anyAudible = true
+            let bus = planes + p * maxSpan + start
+            let ramp = ramps[p * 32 + segment]
+            let l0 = ramp[0], dl = ramp[1], r0 = ramp[2], dr = ramp[3]
+            for n in 0..<m {
+                let k = Float(first &+ Int32(truncatingIfNeeded: n))
+                let s = bus[n]
+                left[n] += s * (l0 + dl * k)
+                right[n] += s * (r0 + dr * k)
+            }
+        }
+        return anyAudible
     }
 
     /// Master: gain, a one-pole DC blocker with a 1 Hz corner per side (whatever mean a shape or an
@@ -209,4 +245,9 @@ struct MasterJob {
     let intoPeriod: Int
     let partsTick: Bool
     let set: Int
+    /// The channel the second thread's run started at: with several threads, the first run's
+    /// planes are summed apart, where they were rendered (`mixPrefix`).
+    let split: Int
+    /// Which span this is (`Engine.spanSequence`).
+    let sequence: Int
 }

@@ -54,10 +54,19 @@ public final class Engine: @unchecked Sendable {
     var partOrderCount = 0
     let partVoiceCount: UnsafeMutablePointer<Int>
     let partVoices: UnsafeMutablePointer<Int>
-    /// The thread each part went to last (where its voices and echo line are in cache).
+    /// Where each thread's run of channels starts (`threadCount + 1` entries, the last 16), kept
+    /// from span to span, and the thread each part belongs to by it.
+    let runStarts: UnsafeMutablePointer<Int>
     let partOwner: UnsafeMutablePointer<Int>
-    /// Room to sort the parts (16) and count each thread's load, on the engine's thread only.
+    /// The parts' weights for the lists (16), on the engine's thread only.
     let shareScratch: UnsafeMutablePointer<Int>
+    /// Whether this span's lists hold the mix prefix of the last span (see `Engine+Shares`).
+    var prefixListed = false
+    /// Spans rendered: tells one span's mix prefix from the next.
+    var spanSequence = 0
+    /// The first run's sum of the last span's planes, per side (maxSpan frames each).
+    let prefixLeft: UnsafeMutablePointer<Float>
+    let prefixRight: UnsafeMutablePointer<Float>
     /// What the threads change while they share a span (claims, the helpers' count), apart from
     /// the fields above and below, which they only read.
     let shareCounters: ShareCounters
@@ -143,10 +152,16 @@ public final class Engine: @unchecked Sendable {
         for t in 0..<threadCount { (scratches + t).initialize(to: VoiceScratch(capacity: maxBlock)) }
         shareLists = cacheAligned(Int.self, count: threadCount * Engine.shareListStride)
         shareLists.initialize(repeating: 0, count: threadCount * Engine.shareListStride)
+        runStarts = .allocate(capacity: threadCount + 1)
+        for t in 0...threadCount { runStarts[t] = min(16, 16 * t / threadCount) }
         partOwner = .allocate(capacity: 16)
-        for p in 0..<16 { partOwner[p] = p % threadCount }
-        shareScratch = .allocate(capacity: 16 + threadCount)
-        shareScratch.initialize(repeating: 0, count: 16 + threadCount)
+        for t in 0..<threadCount { for p in runStarts[t]..<runStarts[t + 1] { partOwner[p] = t } }
+        shareScratch = .allocate(capacity: 16)
+        shareScratch.initialize(repeating: 0, count: 16)
+        prefixLeft = cacheAligned(Float.self, count: maxSpan)
+        prefixLeft.initialize(repeating: 0, count: maxSpan)
+        prefixRight = cacheAligned(Float.self, count: maxSpan)
+        prefixRight.initialize(repeating: 0, count: maxSpan)
         shareCounters = ShareCounters(lists: threadCount)
         partVoiceCount = .allocate(capacity: 16)
         partVoiceCount.initialize(repeating: 0, count: 16)
@@ -192,7 +207,7 @@ public final class Engine: @unchecked Sendable {
     deinit {
         crew?.stop()
         for t in 0..<threadCount { scratches[t].deallocate() }
-        scratches.deinitialize(count: threadCount); scratches.deallocate(); UnsafeMutableRawPointer(shareLists).deallocate(); partOwner.deallocate(); shareScratch.deallocate(); partVoiceCount.deallocate(); partVoices.deallocate()
+        scratches.deinitialize(count: threadCount); scratches.deallocate(); UnsafeMutableRawPointer(shareLists).deallocate(); runStarts.deallocate(); partOwner.deallocate(); shareScratch.deallocate(); UnsafeMutableRawPointer(prefixLeft).deallocate(); UnsafeMutableRawPointer(prefixRight).deallocate(); partVoiceCount.deallocate(); partVoices.deallocate()
         for i in 0..<presets.count { installed[i]?.deallocate() }
         installed.deallocate()
         for i in 0..<slotCount { slots[i].deallocate() }
