@@ -40,18 +40,14 @@ public final class Engine: @unchecked Sendable {
     /// only when written out.
     let mixLeft: UnsafeMutablePointer<Float>
     let mixRight: UnsafeMutablePointer<Float>
-    /// Output DC blocker state (x[n−1], y[n−1]) for left and right.
-    var dcLeft: (x: Float, y: Float) = (0, 0)
-    var dcRight: (x: Float, y: Float) = (0, 0)
     /// Per thread (the engine's own first): the voice render loops' scratch buffers.
     let scratches: UnsafeMutablePointer<VoiceScratch>
     public let threadCount: Int
     /// The current span's work (see `Engine+Shares`): per thread, a list of the audible parts it
-    /// is to render, heaviest first (with several threads, the last span's master and the
-    /// caller's job among them), `shareListStride` entries each; `partOrderCount` parts in all;
-    /// each part's sounding voices in pool order (`partVoices[p · voiceCount ..< + partVoiceCount[p]]`).
+    /// is to render, a run of neighbouring channels (with several threads, the last span's mix,
+    /// master and the caller's job among them), `shareListStride` entries each; each part's
+    /// sounding voices in pool order (`partVoices[p · voiceCount ..< + partVoiceCount[p]]`).
     let shareLists: UnsafeMutablePointer<Int>
-    var partOrderCount = 0
     let partVoiceCount: UnsafeMutablePointer<Int>
     let partVoices: UnsafeMutablePointer<Int>
     /// Where each thread's run of channels starts (`threadCount + 1` entries, the last 16), kept
@@ -60,38 +56,18 @@ public final class Engine: @unchecked Sendable {
     let partOwner: UnsafeMutablePointer<Int>
     /// The parts' weights for the lists (16), on the engine's thread only.
     let shareScratch: UnsafeMutablePointer<Int>
-    /// Whether this span's lists hold the mix prefix of the last span (see `Engine+Shares`).
-    var prefixListed = false
-    /// Spans rendered: tells one span's mix prefix from the next.
-    var spanSequence = 0
     /// The first run's sum of the last span's planes, per side (maxSpan frames each).
     let prefixLeft: UnsafeMutablePointer<Float>
     let prefixRight: UnsafeMutablePointer<Float>
     /// What the threads change while they share a span (claims, the helpers' count), apart from
     /// the fields above and below, which they only read.
     let shareCounters: ShareCounters
-    /// The helper threads when `configuration.threads` > 1.
-    var crew: RenderCrew?
-    /// The span being rendered, for the crew's shares: its length, where in the control period it
-    /// starts, and whether the parts run their own control ticks (see `Engine+Span`).
-    var jobCount = 0
-    var jobIntoPeriod = 0
-    var jobPartsTick = false
-    /// The caller's job for this render call, until a span has run it.
-    var sideJob: (() -> Void)?
     /// Frames in a span at most: `spanPeriods` control periods.
     let maxSpan: Int
     static let spanPeriods = 16
     /// Per part and plane set (`16 · part + set`: a cache line per part, written by the thread
     /// that renders it), bit s: the part was audible in the span's segment s (its plane holds sound there).
     let spanAudible: UnsafeMutablePointer<UInt32>
-    /// The plane set the current span renders into.
-    var planeSet = 0
-    /// The last span's mix and master, not yet done (see `Engine+Span`).
-    var pendingMaster: MasterJob?
-    /// Every tick whole on the engine's thread, one period at a time, as during a hand-over: the
-    /// tests hold the parts' own ticks in spans against it.
-    var wholeTicks = false
     let tables: UnsafeMutablePointer<Float>
     let tablesOwner: BandLimitedTables
     let maxBlock: Int
@@ -101,16 +77,51 @@ public final class Engine: @unchecked Sendable {
     let rampSamples: Double
     let glideCoefficient: Double
     let dcPole: Float
+
+    // What changes while the engine renders, by who changes it, on lines of its own (128 bytes
+    // apart: a line and the neighbour the prefetcher pairs with it). Everything above is set in
+    // `init` and only read after; a field written beside it would take its line from the other
+    // core at every span.
+    private let paddingBeforeEngineThread: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    // The engine's thread: events, spans, the lists.
+    /// Audible parts in the current span's lists.
+    var partOrderCount = 0
+    /// Whether this span's lists hold the mix prefix of the last span (see `Engine+Shares`).
+    var prefixListed = false
+    /// Spans rendered: tells one span's mix prefix from the next.
+    var spanSequence = 0
+    /// The helper threads when `configuration.threads` > 1.
+    var crew: RenderCrew?
+    /// The span being rendered, for the crew's shares: its length, where in the control period it
+    /// starts, and whether the parts run their own control ticks (see `Engine+Span`).
+    var jobCount = 0
+    var jobIntoPeriod = 0
+    var jobPartsTick = false
+    /// The caller's job for this render call, until a span has run it.
+    var sideJob: (() -> Void)?
+    /// The plane set the current span renders into.
+    var planeSet = 0
+    /// The last span's mix and master, not yet done (see `Engine+Span`).
+    var pendingMaster: MasterJob?
+    /// Every tick whole on the engine's thread, one period at a time, as during a hand-over: the
+    /// tests hold the parts' own ticks in spans against it.
+    var wholeTicks = false
     var order: UInt64 = 0
     /// Frames rendered since the engine was made: the clock the control-rate grid runs on.
     public private(set) var frame: Int64 = 0
 
-    /// Output samples that exceeded ±1 and were clipped (the clipping policy: hard clip, counted).
-    public internal(set) var clippedSamples = 0
     /// Notes that had to take a voice from another note.
     public internal(set) var stolenVoices = 0
     /// The MPE zones in force: from the configuration, then from MPE Configuration Messages.
     public internal(set) var zones = MPEZones.off
+    private let paddingBeforeMaster: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    // Whichever thread does a span's master.
+    /// Output DC blocker state (x[n−1], y[n−1]) for left and right.
+    var dcLeft: (x: Float, y: Float) = (0, 0)
+    var dcRight: (x: Float, y: Float) = (0, 0)
+    /// Output samples that exceeded ±1 and were clipped (the clipping policy: hard clip, counted).
+    public internal(set) var clippedSamples = 0
+    private let paddingAfterMaster: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 
     public init(library: PresetLibrary, configuration: EngineConfiguration = EngineConfiguration(),
                 controllerMap: ControllerMap = .standard) {
