@@ -20,24 +20,29 @@ import Synchronization
 extension Engine {
     /// Builds the span's work lists: each part's sounding voices in pool order (a row of
     /// `voiceCount` slots per part, one pass over the pool), then each thread's run of parts.
+    ///
+    /// What the other threads read here is written only where it changed: from one span to the
+    /// next it mostly has not, and a line left as it was stays in the cache of the core that read it.
     func listParts() {
-        let counts = partVoiceCount, rows = partVoices, stride = voiceCount
+        let counts = shareScratch, rows = partVoices, stride = voiceCount
         counts.update(repeating: 0, count: 16)
         for i in 0..<voiceCount where voices[i].stage != .idle {
             let p = voices[i].part
-            rows[p * stride + counts[p]] = i
+            let slot = rows + p * stride + counts[p]
+            if slot.pointee != i { slot.pointee = i }
             counts[p] += 1
         }
         // A part's weight: its voices, plus one for its gain, echo and plane; 0 when silent.
         let weights = shareScratch
         var count = 0
         for p in 0..<16 {
+            if partVoiceCount[p] != counts[p] { partVoiceCount[p] = counts[p] }
             if parts[p].audible {
                 weights[p] = counts[p] + 1
                 count += 1
             } else {
                 weights[p] = 0
-                spanAudible[16 * p + planeSet] = 0  // (a listed part sets its own)
+                if spanAudible[16 * p + planeSet] != 0 { spanAudible[16 * p + planeSet] = 0 }  // (a listed part sets its own)
             }
         }
         partOrderCount = count
@@ -71,26 +76,30 @@ extension Engine {
         }
         // The first thread's run from its lowest channel up, the others' from their highest down:
         // a list's back is where its run meets the one before.
-        for t in 0..<threads { shareLists[t * Engine.shareListStride] = 0 }
+        let lengths = shareScratch + 16
+        lengths.update(repeating: 0, count: threads)
         prefixListed = crew != nil && pendingMaster.map { $0.split > 0 } == true
-        if prefixListed { appendShare(Engine.prefixItem, to: 0) }
-        for p in starts[0]..<starts[1] where weights[p] > 0 { appendShare(p, to: 0) }
+        if prefixListed { appendShare(Engine.prefixItem, to: 0, lengths) }
+        for p in starts[0]..<starts[1] where weights[p] > 0 { appendShare(p, to: 0, lengths) }
         for t in 1..<max(1, threads) {
-            for p in (starts[t]..<starts[t + 1]).reversed() where weights[p] > 0 { appendShare(p, to: t) }
+            for p in (starts[t]..<starts[t + 1]).reversed() where weights[p] > 0 { appendShare(p, to: t, lengths) }
         }
         // The rest of the mix and the master end the last thread's list: the first thing a thread
         // that runs out of work takes from it, and it leaves no voices or echo line in a cache, so
         // an uneven span is evened out without moving a part. The caller's job (an offline
         // render's file writing) reads what the last call rendered, so it comes with that call's
         // last master, if held over (`holdingLastMaster`), done first on the same thread.
-        if crew != nil && (sideJob != nil || pendingMaster != nil) { appendShare(Engine.finishItem, to: threads - 1) }
+        if crew != nil && (sideJob != nil || pendingMaster != nil) { appendShare(Engine.finishItem, to: threads - 1, lengths) }
+        for t in 0..<threads where shareLists[t * Engine.shareListStride] != lengths[t] {
+            shareLists[t * Engine.shareListStride] = lengths[t]
+        }
         shareCounters.reset()
     }
 
-    @inline(__always) private func appendShare(_ item: Int, to t: Int) {
-        let list = shareLists + t * Engine.shareListStride
-        list[0] += 1
-        list[list[0]] = item
+    @inline(__always) private func appendShare(_ item: Int, to t: Int, _ lengths: UnsafeMutablePointer<Int>) {
+        lengths[t] += 1
+        let entry = shareLists + t * Engine.shareListStride + lengths[t]
+        if entry.pointee != item { entry.pointee = item }
     }
 
     /// Work-list entries that are not parts (0...15): the first run's share of the last span's

@@ -54,7 +54,8 @@ public final class Engine: @unchecked Sendable {
     /// from span to span, and the thread each part belongs to by it.
     let runStarts: UnsafeMutablePointer<Int>
     let partOwner: UnsafeMutablePointer<Int>
-    /// The parts' weights for the lists (16), on the engine's thread only.
+    /// The parts' voice counts, then weights (16), then the lists' lengths (`threadCount`): the
+    /// engine's thread's own scratch for the lists.
     let shareScratch: UnsafeMutablePointer<Int>
     /// The first run's sum of the last span's planes, per side (maxSpan frames each).
     let prefixLeft: UnsafeMutablePointer<Float>
@@ -167,8 +168,8 @@ public final class Engine: @unchecked Sendable {
         for t in 0...threadCount { runStarts[t] = min(16, 16 * t / threadCount) }
         partOwner = .allocate(capacity: 16)
         for t in 0..<threadCount { for p in runStarts[t]..<runStarts[t + 1] { partOwner[p] = t } }
-        shareScratch = .allocate(capacity: 16)
-        shareScratch.initialize(repeating: 0, count: 16)
+        shareScratch = .allocate(capacity: 16 + threadCount)
+        shareScratch.initialize(repeating: 0, count: 16 + threadCount)
         prefixLeft = cacheAligned(Float.self, count: maxSpan)
         prefixLeft.initialize(repeating: 0, count: maxSpan)
         prefixRight = cacheAligned(Float.self, count: maxSpan)
