@@ -144,8 +144,12 @@ extension Engine {
                 }
             } else {
                 if let master = pendingMaster {
-                    // The prefix is the first thread's first item: long done, as a rule.
-                    if prefixListed { while shareCounters.prefixDone.load(ordering: .acquiring) != master.sequence {} }
+                    // The prefix is the first thread's first item: long done, as a rule (and if
+                    // that thread was held up, this one spins, then yields, as the crew does).
+                    if prefixListed {
+                        let counters = shareCounters, sequence = master.sequence
+                        RenderCrew.spin { counters.prefixDone.load(ordering: .acquiring) == sequence }
+                    }
                     mixAndMaster(master, prefixed: prefixListed)
                 }
                 sideJob?()

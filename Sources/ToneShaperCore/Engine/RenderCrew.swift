@@ -95,16 +95,16 @@ final class RenderCrew: @unchecked Sendable {
         runs += 1
         let all = runs * helpers
         generation.store(runs, ordering: .releasing)
-        if joinEveryRun { spin { joined.load(ordering: .acquiring) >= all } }
+        if joinEveryRun { RenderCrew.spin { joined.load(ordering: .acquiring) >= all } }
         ownShare()
-        spin { finished.load(ordering: .acquiring) >= all }
+        RenderCrew.spin { finished.load(ordering: .acquiring) >= all }
     }
 
     /// Waits for `done`: spins for up to `spinLimit` (the usual wait is a few microseconds), then
     /// gives the core away each round: with more threads than free cores a helper may only run
     /// once this one yields. Counted in time, not turns: a fast core's few thousand turns are a
     /// microsecond, and yielding that early costs a system call per span for nothing.
-    @inline(__always) private func spin(until done: () -> Bool) {
+    @inline(__always) static func spin(until done: () -> Bool) {
         var turns = 0
         var deadline = 0
         while !done() {
