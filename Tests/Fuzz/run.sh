@@ -20,7 +20,8 @@
 # - Two modules. ToneShaperMIDI keeps its own name (a static library and its .swiftmodule), so the
 #   `import ToneShaperMIDI` in Core and in EventScript.swift resolves as it does under SwiftPM; then
 #   every Core source, Sources/ToneShaperLive/EventScript.swift and Tests/Fuzz/Harness.swift make one
-#   module, ToneShaperFuzz, linked against it. No project source is copied, edited or conditioned.
+#   module, ToneShaperFuzz, linked against it (and against Core's small C module, CThreadPlacement,
+#   compiled with the toolchain's clang). No project source is copied, edited or conditioned.
 #   One binary serves all four targets: the harness reads TONESHAPER_FUZZ_TARGET.
 # - Whole-module (-wmo): one compiler process per module, so the build keeps to one core.
 # - -O -g by default: about 45 s to build instead of 15 s at -Onone, but 1.2 to 3.5 times the inputs
@@ -55,6 +56,11 @@ MIDI_SOURCES=$(find Sources/ToneShaperMIDI -name '*.swift' | LC_ALL=C sort)
 FUZZ_SOURCES="$(find Sources/ToneShaperCore -name '*.swift' | LC_ALL=C sort)
 Sources/ToneShaperLive/EventScript.swift
 Tests/Fuzz/Harness.swift"
+# Core's one C module (where a render thread starts): compiled with the toolchain's clang, found
+# by its module map.
+C_SOURCES="Sources/CThreadPlacement/CThreadPlacement.c Sources/CThreadPlacement/include/CThreadPlacement.h Sources/CThreadPlacement/include/module.modulemap"
+CC_FOR_FUZZ="$(dirname "$(command -v "$SWIFTC" || echo /usr/bin/swiftc)")/clang"
+[ -x "$CC_FOR_FUZZ" ] || CC_FOR_FUZZ=cc
 FLAGS=(-swift-version 6 -parse-as-library -wmo "$OPT" -g -sanitize=fuzzer,address)
 
 if ! command -v "$SWIFTC" >/dev/null; then
@@ -63,7 +69,7 @@ if ! command -v "$SWIFTC" >/dev/null; then
 fi
 mkdir -p "$BUILD/crashes" "$BUILD/logs"
 # shellcheck disable=SC2086
-INPUTS_HASH=$( { "$SWIFTC" --version 2>&1; echo "${FLAGS[*]}"; sha256sum $MIDI_SOURCES $FUZZ_SOURCES Tests/Fuzz/run.sh; } \
+INPUTS_HASH=$( { "$SWIFTC" --version 2>&1; echo "${FLAGS[*]}"; sha256sum $MIDI_SOURCES $FUZZ_SOURCES $C_SOURCES Tests/Fuzz/run.sh; } \
   | sha256sum | cut -d' ' -f1)
 
 # swiftc prints one harmless ld.gold warning per ASan helper symbol; keep everything else.
@@ -92,10 +98,16 @@ else
     echo "fuzz: building ToneShaperMIDI failed" >&2
     exit 2
   fi
+  if ! "$CC_FOR_FUZZ" -O2 -c Sources/CThreadPlacement/CThreadPlacement.c -I Sources/CThreadPlacement/include \
+       -o "$BUILD/obj/CThreadPlacement.o" 2>&1; then
+    echo "fuzz: building CThreadPlacement failed" >&2
+    exit 2
+  fi
   # shellcheck disable=SC2086
   if ! "$SWIFTC" "${FLAGS[@]}" -module-name ToneShaperFuzz -module-cache-path "$BUILD/obj/cache" \
        -emit-executable -emit-module-path "$BUILD/obj/ToneShaperFuzz.swiftmodule" \
-       -I "$BUILD/obj" -L "$BUILD/obj" -lToneShaperMIDI -o "$BUILD/obj/toneshaper-fuzz" $FUZZ_SOURCES 2>&1 | quiet_linker \
+       -I "$BUILD/obj" -I Sources/CThreadPlacement/include -L "$BUILD/obj" -lToneShaperMIDI \
+       -o "$BUILD/obj/toneshaper-fuzz" $FUZZ_SOURCES "$BUILD/obj/CThreadPlacement.o" 2>&1 | quiet_linker \
      || [ ! -x "$BUILD/obj/toneshaper-fuzz" ]; then
     echo "fuzz: building the fuzzer failed" >&2
     exit 2
