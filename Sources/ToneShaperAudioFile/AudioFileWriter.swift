@@ -10,13 +10,15 @@ public final class AudioFileWriter {
     public let format: AudioFileFormat
     public let sampleRate: Int
     public let channels: Int
-    /// Frames accepted by libsndfile so far.
+    /// Frames accepted so far (by libsndfile, or waiting in the 16-bit buffer for it).
     public private(set) var framesWritten = 0
 
     private var handle: OpaquePointer?
-    /// 16-bit WAV: samples converted here, `shortChunk` at a time (see `write(interleaved:)`).
+    /// 16-bit WAV: samples converted here and gathered, `shortChunk` at a time, before libsndfile
+    /// writes them (see `write(interleaved:)`); `buffered` of them wait.
     private let shorts: UnsafeMutablePointer<Int16>?
     private let shortChunk: Int
+    private var buffered = 0
 
     /// Vorbis quality in libsndfile's 0...1 scale; 0.6 is transparent for most listeners at a
     /// moderate bit rate (libsndfile's default is lower).
@@ -79,13 +81,17 @@ public final class AudioFileWriter {
     }
 
     deinit {
-        if let handle { sf_close(handle) }
+        if let handle {
+            try? flush()
+            sf_close(handle)
+        }
         shorts?.deallocate()
     }
 
     /// Appends `interleaved` (frame after frame, `channels` samples each).
     public func write(interleaved: UnsafeBufferPointer<Float>) throws {
         guard let handle else { throw AudioFileError.closed(path: path) }
+        if let flushFailure { throw flushFailure }
         guard interleaved.count % channels == 0 else {
             throw AudioFileError.invalidArgument(
                 path: path, reason: "\(interleaved.count) samples is not a whole number of \(channels)-channel frames")
@@ -94,22 +100,17 @@ public final class AudioFileWriter {
         let frames = interleaved.count / channels
         if let shorts {
             // 16-bit WAV: converted here, eight samples at a time, to the very values libsndfile
-            // 1.2's own clipping conversion gives (`convertToShorts`), then written as they are:
-            // libsndfile converts one sample at a time and makes a system call per 8 KB, which
-            // was a third of an offline render's file writing.
+            // 1.2's own clipping conversion gives (`convertToShorts`), gathered into 16 KB and
+            // then written as they are: libsndfile converts one sample at a time and makes a
+            // system call per 8 KB, and an offline render hands over a span (a few KB) at a time.
             var done = 0
             while done < frames {
-                let count = min(frames - done, shortChunk / channels)
-                Self.convertToShorts(base + done * channels, count: count * channels, into: shorts)
-                errno = 0
-                let written = sf_writef_short(handle, shorts, sf_count_t(count))
-                let systemError = errno
-                if written > 0 { framesWritten += Int(written) }
-                guard written == sf_count_t(count) else {
-                    throw AudioFileError.writeFailed(
-                        path: path, reason: "\(done + max(0, Int(written))) of \(frames) frames written: \(Self.reason(systemError, handle))")
-                }
+                let count = min(frames - done, (shortChunk - buffered) / channels)
+                Self.convertToShorts(base + done * channels, count: count * channels, into: shorts + buffered)
+                buffered += count * channels
+                framesWritten += count
                 done += count
+                if buffered == shortChunk { try flush() }
             }
             return
         }
@@ -160,7 +161,31 @@ public final class AudioFileWriter {
     /// then, not per block. Formats whose header libsndfile cannot rewrite mid-stream ignore it.
     public func updateHeader() {
         guard let handle else { return }
+        // What is gathered goes first, so the header counts it; a failure to write it is kept for
+        // the next write or `close()` to throw.
+        if flushFailure == nil {
+            do { try flush() } catch { flushFailure = error as? AudioFileError }
+        }
         _ = sf_command(handle, Int32(SFC_UPDATE_HEADER_NOW), nil, 0)
+    }
+
+    /// A failure to write the gathered 16-bit samples at `updateHeader()`, thrown at the next
+    /// `write` or `close()`.
+    private var flushFailure: AudioFileError?
+
+    /// Hands the gathered 16-bit samples to libsndfile.
+    private func flush() throws {
+        guard let handle, let shorts, buffered > 0 else { return }
+        let frames = buffered / channels
+        buffered = 0
+        errno = 0
+        let written = sf_writef_short(handle, shorts, sf_count_t(frames))
+        let systemError = errno
+        guard written == sf_count_t(frames) else {
+            framesWritten -= frames - max(0, Int(written))
+            throw AudioFileError.writeFailed(
+                path: path, reason: "\(max(0, Int(written))) of \(frames) frames written: \(Self.reason(systemError, handle))")
+        }
     }
 
     /// Convenience for arrays.
@@ -172,9 +197,14 @@ public final class AudioFileWriter {
     /// too, but only an explicit call can report a failure.
     public func close() throws {
         guard let handle else { return }
+        var failure = flushFailure
+        if failure == nil {
+            do { try flush() } catch { failure = error as? AudioFileError }
+        }
         self.handle = nil
         errno = 0
         let result = sf_close(handle)
+        if let failure { throw failure }
         let systemError = errno
         guard result == 0 else {
             let reason = Self.storageErrors.contains(systemError) ? String(cString: strerror(systemError)) : sndfileErrorText(number: result)

@@ -84,12 +84,10 @@ extension Engine {
         for t in 1..<max(1, threads) {
             for p in (starts[t]..<starts[t + 1]).reversed() where weights[p] > 0 { appendShare(p, to: t, lengths) }
         }
-        // The rest of the mix and the master end the last thread's list: the first thing a thread
-        // that runs out of work takes from it, and it leaves no voices or echo line in a cache, so
-        // an uneven span is evened out without moving a part. The caller's job (an offline
-        // render's file writing) reads what the last call rendered, so it comes with that call's
-        // last master, if held over (`holdingLastMaster`), done first on the same thread.
-        if crew != nil && (sideJob != nil || pendingMaster != nil) { appendShare(Engine.finishItem, to: threads - 1, lengths) }
+        // The rest of the mix and the master (and `onMastered`) end the last thread's list: the
+        // first thing a thread that runs out of work takes from it, and it leaves no voices or
+        // echo line in a cache, so an uneven span is evened out without moving a part.
+        if crew != nil && pendingMaster != nil { appendShare(Engine.finishItem, to: threads - 1, lengths) }
         for t in 0..<threads where shareLists[t * Engine.shareListStride] != lengths[t] {
             shareLists[t * Engine.shareListStride] = lengths[t]
         }
@@ -103,7 +101,7 @@ extension Engine {
     }
 
     /// Work-list entries that are not parts (0...15): the first run's share of the last span's
-    /// mix; the rest of that mix and the master, then the caller's job.
+    /// mix; the rest of that mix and the master.
     static let prefixItem = 16, finishItem = 17
     /// Per thread: its list's length, then its items (16 parts and two jobs at most), on lines of its own.
     static let shareListStride = 32
@@ -116,7 +114,6 @@ extension Engine {
             let list = shareLists
             for k in 0..<list[0] { _ = renderPart(list[1 + k], thread: t) }
             if let master = pendingMaster { mixAndMaster(master, prefixed: false) }
-            if let job = sideJob { job() }
             return
         }
         var rendered = 0  // part-periods, counted once at the end: an atomic add per period costs a locked instruction each
@@ -152,7 +149,6 @@ extension Engine {
                     }
                     mixAndMaster(master, prefixed: prefixListed)
                 }
-                sideJob?()
             }
         }
     }

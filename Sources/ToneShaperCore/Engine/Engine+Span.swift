@@ -79,7 +79,6 @@ extension Engine {
         } else {
             renderShare(0)
         }
-        sideJob = nil  // it and the last span's master are done by now, on one thread or another
         // This span's mix and master wait for the next span, where a free thread does them beside
         // its parts, or for the end of the call.
         spanSequence += 1
@@ -135,6 +134,7 @@ extension Engine {
             master(job.out + 2 * start, count: m)
             start += m; into = 0; segment += 1
         }
+        onMastered?(UnsafeBufferPointer(start: job.out, count: 2 * job.count))
     }
 
     /// Adds the planes of channels `from..<to` audible in one period (`count` frames from `start`,

@@ -44,9 +44,9 @@ public final class Engine: @unchecked Sendable {
     let scratches: UnsafeMutablePointer<VoiceScratch>
     public let threadCount: Int
     /// The current span's work (see `Engine+Shares`): per thread, a list of the audible parts it
-    /// is to render, a run of neighbouring channels (with several threads, the last span's mix,
-    /// master and the caller's job among them), `shareListStride` entries each; each part's
-    /// sounding voices in pool order (`partVoices[p · voiceCount ..< + partVoiceCount[p]]`).
+    /// is to render, a run of neighbouring channels (with several threads, the last span's mix and
+    /// master among them), `shareListStride` entries each; each part's sounding voices in pool
+    /// order (`partVoices[p · voiceCount ..< + partVoiceCount[p]]`).
     let shareLists: UnsafeMutablePointer<Int>
     let partVoiceCount: UnsafeMutablePointer<Int>
     let partVoices: UnsafeMutablePointer<Int>
@@ -98,8 +98,8 @@ public final class Engine: @unchecked Sendable {
     var jobCount = 0
     var jobIntoPeriod = 0
     var jobPartsTick = false
-    /// The caller's job for this render call, until a span has run it.
-    var sideJob: (() -> Void)?
+    /// Called with each span's output once it is mastered, in order (see `render`).
+    public var onMastered: ((UnsafeBufferPointer<Float>) -> Void)?
     /// The plane set the current span renders into.
     var planeSet = 0
     /// The last span's mix and master, not yet done (see `Engine+Span`).
@@ -234,16 +234,15 @@ public final class Engine: @unchecked Sendable {
 
     /// Renders `frames` stereo frames (interleaved L, R) into `output`, applying each event at its
     /// frame offset. Events must be sorted by offset; offsets ≥ frames apply after the last frame.
-    /// `job`, when given, runs once during the call on whichever render thread is free first, beside
-    /// the voices (an offline render writes the previous block's samples to the file this way, so
-    /// the writing does not hold every thread up between blocks). It must not touch the engine.
-    /// `holdingLastMaster`: the last span's mix and master may be left to the next call, where the
-    /// thread that runs `job` does them first (so the job finds the last call's output complete);
-    /// the output is then complete only after that call or `finishMaster()`.
+    /// `onMastered`, when set, is called with each span's stretch of `output` as soon as it is
+    /// mastered, in order, on whichever render thread mastered it, while the next span renders (an
+    /// offline render writes its file this way: the samples are still in that core's cache, and
+    /// the writing is spread over the spans instead of holding the threads up once a block). It
+    /// must not touch the engine.
+    /// `holdingLastMaster`: the last span's mix and master may be left to the next call, beside its
+    /// first span's parts; the output is then complete only after that call or `finishMaster()`.
     public func render(frames: Int, events: UnsafeBufferPointer<EngineEvent>, into output: UnsafeMutablePointer<Float>,
-                       alongside job: (() -> Void)? = nil, holdingLastMaster: Bool = false) {
-        sideJob = job
-        defer { if let job = sideJob { sideJob = nil; finishMaster(); job() } }  // no span ran (frames == 0)
+                       holdingLastMaster: Bool = false) {
         var position = 0
         var e = 0
         let grid = Int64(maxBlock)

@@ -1,6 +1,6 @@
 import ToneShaperMIDI
 
-/// Drives an engine through a whole performance, block by block, handing each block to a sink.
+/// Drives an engine through a whole performance, block by block, handing its output to a sink.
 ///
 /// The same engine and the same event placement as live play: a message at frame F always lands
 /// at offset F − blockStart of the block that contains F, whatever the block size.
@@ -8,9 +8,8 @@ public struct OfflineRenderer {
     public let engine: Engine
     public let blockFrames: Int
 
-    /// Blocks of 4096 frames by default: the engine cuts its own control periods inside them, and a
-    /// file writer called once per 4096 frames makes a few hundred system calls for a minute of
-    /// audio, not thousands.
+    /// Blocks of 4096 frames by default: the engine cuts its own spans and control periods inside
+    /// them; a block is what the events are placed in and what progress is reported by.
     public init(engine: Engine, blockFrames: Int = 4096) {
         precondition(blockFrames >= 1)
         self.engine = engine
@@ -18,12 +17,14 @@ public struct OfflineRenderer {
     }
 
     /// Renders `totalFrames` frames of `messages` (sorted by frame, stable) and calls `sink` with
-    /// each block of interleaved stereo samples, in order; `progress` gets the fraction done.
+    /// the interleaved stereo samples, in order, a stretch at a time (a span: up to a few thousand
+    /// frames); `progress` gets the fraction done.
     ///
-    /// With helper threads, block k is finished (its last span's mix and master) and handed to
-    /// `sink` while block k + 1 renders, by whichever render thread is free first (two buffers take
-    /// turns): neither costs the threads time between blocks. The first error `sink` throws ends
-    /// the render.
+    /// With helper threads, each stretch reaches `sink` as soon as it is mastered, on the render
+    /// thread that mastered it, while the next span renders: the writing is spread over the spans
+    /// and reads samples still in that core's cache. Two block buffers take turns, so a block's
+    /// last stretch, mastered during the next block, is still there. The first error `sink`
+    /// throws ends the render; `sink` is not called again after it.
     public func render<E: Error>(_ messages: [TimedMIDIMessage], totalFrames: Int,
                                  progress: ((Double) -> Void)? = nil,
                                  sink: (UnsafeBufferPointer<Float>) throws(E) -> Void) throws(E) {
@@ -32,17 +33,16 @@ public struct OfflineRenderer {
         events.reserveCapacity(256)
         let buffers = UnsafeMutablePointer<Float>.allocate(capacity: 4 * blockFrames)
         defer { buffers.deallocate() }
-        let overlapped = engine.threadCount > 1
         var next = 0
         var start = 0
         var lastReport = -1
-        let handover = Handover<E>()  // one job for the whole render: nothing is allocated per block
+        let failure = Failure<E>()
         try withoutActuallyEscaping(sink) { (sink) throws(E) in
-            let job = {
-                guard let block = handover.block else { return }
-                do throws(E) { try sink(block) } catch { handover.failure = error }
+            engine.onMastered = { stretch in
+                guard failure.error == nil else { return }
+                do throws(E) { try sink(stretch) } catch { failure.error = error }
             }
-            var written: UnsafeBufferPointer<Float>?  // rendered, not yet handed to the sink
+            defer { engine.onMastered = nil }
             var turn = 0
             while start < totalFrames {
                 let count = min(blockFrames, totalFrames - start)
@@ -52,17 +52,10 @@ public struct OfflineRenderer {
                     next += 1
                 }
                 let buffer = buffers + turn * 2 * blockFrames
-                if overlapped {
-                    handover.block = written
-                    events.withUnsafeBufferPointer {
-                        engine.render(frames: count, events: $0, into: buffer, alongside: job, holdingLastMaster: true)
-                    }
-                    if let failure = handover.failure { throw failure }
-                } else {
-                    if let block = written { try sink(block) }
-                    events.withUnsafeBufferPointer { engine.render(frames: count, events: $0, into: buffer) }
+                events.withUnsafeBufferPointer {
+                    engine.render(frames: count, events: $0, into: buffer, holdingLastMaster: true)
                 }
-                written = UnsafeBufferPointer(start: buffer, count: 2 * count)
+                if let error = failure.error { engine.finishMaster(); throw error }
                 turn ^= 1
                 start += count
                 if let progress {
@@ -71,7 +64,7 @@ public struct OfflineRenderer {
                 }
             }
             engine.finishMaster()
-            if let block = written { try sink(block) }
+            if let error = failure.error { throw error }
         }
     }
 
@@ -116,8 +109,7 @@ public enum ShapeExport {
     }
 }
 
-/// The block an offline render hands to its sink beside the next one, and the sink's error.
-private final class Handover<E: Error> {
-    var block: UnsafeBufferPointer<Float>?
-    var failure: E?
+/// The first error an offline render's sink threw, from whichever render thread called it.
+private final class Failure<E: Error> {
+    var error: E?
 }
