@@ -57,6 +57,23 @@ struct AudioFileRoundTripTests {
         }
     }
 
+    @Test("a file not yet closed reads back up to its last header update, 16-bit samples gathered for writing included")
+    func headerUpdate() throws {
+        try withTemporaryDirectory { dir in
+            for format in [AudioFileFormat.wav16, .wav24, .wav32Float] {
+                let path = "\(dir)/open.\(format.fileExtension)"
+                let writer = try AudioFileWriter(path: path, format: format, sampleRate: 48_000, channels: 2)
+                let signal = sine(frequency: 440, sampleRate: 48_000, frames: 1500, channels: 2)
+                try writer.write(interleaved: signal)  // less than the 16-bit writer gathers before writing
+                writer.updateHeader()
+                let contents = try AudioFileReader.read(path: path)  // as a crash would leave it
+                #expect(contents.frames == 1500, "\(format): \(contents.frames) frames")
+                #expect(maxAbsoluteDifference(contents.samples, signal) <= 1.5 / 32768, "\(format)")
+                try writer.close()
+            }
+        }
+    }
+
     @Test("16-bit WAV holds the very bytes libsndfile's own float conversion writes: rounding, tiny values, clipping, NaN")
     func sixteenBitLikeLibsndfile() throws {
         // Values either side of every kind of edge: steps of 1/32768 and half steps, the region
