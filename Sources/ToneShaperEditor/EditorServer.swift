@@ -76,7 +76,7 @@ public final class EditorServer: Sendable {
         }
         let app = Application(
             router: router,
-            server: .http1WebSocketUpgrade(webSocketRouter: webSocketRouter, configuration: .init(maxFrameSize: 1 << 22)),
+            server: .http1WebSocketUpgrade(webSocketRouter: webSocketRouter, configuration: .init(ws: .init(maxFrameSize: 1 << 22))),
             configuration: .init(address: .hostname("127.0.0.1", port: configuration.port), serverName: "toneshaper-edit"),
             onServerRunning: { channel in onReady(channel.localAddress?.port ?? 0) },
             logger: Self.quietLogger())

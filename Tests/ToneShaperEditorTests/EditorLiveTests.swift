@@ -66,6 +66,29 @@ struct EditorLiveTests {
         #expect(largest <= steepest * 1.05, "step \(largest) around the edit, \(steepest) steady")
     }
 
+    @Test("a shape with the most points a shape may have (4,096: some 150 KB of JSON in one WebSocket message) is applied")
+    func largestShapeOverTheSocket() async throws {
+        let editor = try await RunningEditor()
+        defer { editor.stop() }
+        let socket = try TestWebSocket(port: editor.port)
+        guard case .text = try socket.receive() else { throw EditorTestError("no format message") }
+        let n = Shape.maximumPoints
+        let points = (0..<n).map { Shape.Point(time: Double($0) / Double(n - 1), frequency: 300 + 60 * sin(Double($0) * 0.01)) }
+        let shape = Shape(name: "dense", points: points, duration: 1, minFrequency: 20, maxFrequency: 2000, amplitude: 0.5,
+                          fidelity: 1000, attack: 0.005)
+        let json = try #require(try JSONSerialization.jsonObject(with: ShapeFile.encode(shape)) as? [String: Any])
+        let size = try JSONSerialization.data(withJSONObject: ["type": "shape", "seq": 7, "shape": json]).count
+        #expect(size > 100_000, "\(size) bytes")
+        try socket.send(["type": "shape", "seq": 7, "shape": json])
+        var applied = false
+        for _ in 0..<50 where !applied {
+            if case .text(let message) = try socket.receive() {
+                applied = message["type"] as? String == "applied" && message["seq"] as? Int == 7
+            }
+        }
+        #expect(applied)
+    }
+
     @Test("an invalid edit over the socket gets the loader's line and leaves the sound as it was")
     func invalidEditOverTheSocket() async throws {
         let editor = try await RunningEditor()
