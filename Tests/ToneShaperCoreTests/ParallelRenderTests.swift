@@ -148,7 +148,7 @@ struct ParallelRenderTests {
         let output = UnsafeMutablePointer<Float>.allocate(capacity: 2 * block)
         defer { output.deallocate() }
         var moves = 0, checked = 0, next = 0
-        var owners = (0..<16).map { engine.partOwner[$0] }
+        var owners = (0..<16).map { engine.runOwner(of: $0) }
         for b in 0..<(bars * 16 * step / block) {
             var events: [EngineEvent] = []
             while next < messages.count && messages[next].frame < Int64((b + 1) * block) {
@@ -156,7 +156,7 @@ struct ParallelRenderTests {
                 next += 1
             }
             events.withUnsafeBufferPointer { engine.render(frames: block, events: $0, into: output) }
-            let now = (0..<16).map { engine.partOwner[$0] }
+            let now = (0..<16).map { engine.runOwner(of: $0) }
             moves += zip(owners, now).filter { $0 != $1 }.count
             owners = now
             // The next span's lists: each thread's parts weigh the same, to within the heaviest part.

@@ -58,3 +58,10 @@ func cacheAligned<T>(_: T.Type, count: Int) -> UnsafeMutablePointer<T> {
     UnsafeMutableRawPointer.allocate(byteCount: max(1, count) * MemoryLayout<T>.stride, alignment: 64)
         .bindMemory(to: T.self, capacity: max(1, count))
 }
+
+/// 128 bytes of nothing, stored between fields that different threads write: a cache line and the
+/// neighbour the prefetcher pairs with it, so a write by one core leaves the other's fields alone.
+struct LinePairPadding {
+    private let words: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) =
+        (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+}

@@ -71,9 +71,6 @@ extension Engine {
                 }
             }
         }
-        for t in 0..<threads {
-            for p in starts[t]..<starts[t + 1] { partOwner[p] = t }
-        }
         // The first thread's run from its lowest channel up, the others' from their highest down:
         // a list's back is where its run meets the one before.
         let lengths = shareScratch + 16
@@ -92,6 +89,13 @@ extension Engine {
             shareLists[t * Engine.shareListStride] = lengths[t]
         }
         shareCounters.reset()
+    }
+
+    /// The thread whose run holds channel `p`.
+    func runOwner(of p: Int) -> Int {
+        var t = 0
+        while p >= runStarts[t + 1] { t += 1 }
+        return t
     }
 
     @inline(__always) private func appendShare(_ item: Int, to t: Int, _ lengths: UnsafeMutablePointer<Int>) {
@@ -195,13 +199,13 @@ extension Engine {
 /// part reads (the span's length, the tables, the lists), an atomic add would take that line from
 /// the other core at every claim.
 final class ShareCounters: @unchecked Sendable {
-    private let before: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    private let before = LinePairPadding()
     /// Part-periods rendered by the helper threads so far.
     let helperParts = Atomic<Int>(0)
-    private let between: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    private let between = LinePairPadding()
     /// The span (`MasterJob.sequence`) whose mix prefix is done.
     let prefixDone = Atomic<Int>(-1)
-    private let after: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    private let after = LinePairPadding()
     /// One claim word per thread's list.
     private let words: UnsafeMutableRawPointer
     private let lists: Int

@@ -51,9 +51,8 @@ public final class Engine: @unchecked Sendable {
     let partVoiceCount: UnsafeMutablePointer<Int>
     let partVoices: UnsafeMutablePointer<Int>
     /// Where each thread's run of channels starts (`threadCount + 1` entries, the last 16), kept
-    /// from span to span, and the thread each part belongs to by it.
+    /// from span to span.
     let runStarts: UnsafeMutablePointer<Int>
-    let partOwner: UnsafeMutablePointer<Int>
     /// The parts' voice counts, then weights (16), then the lists' lengths (`threadCount`): the
     /// engine's thread's own scratch for the lists.
     let shareScratch: UnsafeMutablePointer<Int>
@@ -83,7 +82,7 @@ public final class Engine: @unchecked Sendable {
     // apart: a line and the neighbour the prefetcher pairs with it). Everything above is set in
     // `init` and only read after; a field written beside it would take its line from the other
     // core at every span.
-    private let paddingBeforeEngineThread: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    private let paddingBeforeEngineThread = LinePairPadding()
     // The engine's thread: events, spans, the lists.
     /// Audible parts in the current span's lists.
     var partOrderCount = 0
@@ -115,14 +114,14 @@ public final class Engine: @unchecked Sendable {
     public internal(set) var stolenVoices = 0
     /// The MPE zones in force: from the configuration, then from MPE Configuration Messages.
     public internal(set) var zones = MPEZones.off
-    private let paddingBeforeMaster: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    private let paddingBeforeMaster = LinePairPadding()
     // Whichever thread does a span's master.
     /// Output DC blocker state (x[n−1], y[n−1]) for left and right.
     var dcLeft: (x: Float, y: Float) = (0, 0)
     var dcRight: (x: Float, y: Float) = (0, 0)
     /// Output samples that exceeded ±1 and were clipped (the clipping policy: hard clip, counted).
     public internal(set) var clippedSamples = 0
-    private let paddingAfterMaster: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    private let paddingAfterMaster = LinePairPadding()
 
     public init(library: PresetLibrary, configuration: EngineConfiguration = EngineConfiguration(),
                 controllerMap: ControllerMap = .standard) {
@@ -166,8 +165,6 @@ public final class Engine: @unchecked Sendable {
         shareLists.initialize(repeating: 0, count: threadCount * Engine.shareListStride)
         runStarts = .allocate(capacity: threadCount + 1)
         for t in 0...threadCount { runStarts[t] = min(16, 16 * t / threadCount) }
-        partOwner = .allocate(capacity: 16)
-        for t in 0..<threadCount { for p in runStarts[t]..<runStarts[t + 1] { partOwner[p] = t } }
         shareScratch = .allocate(capacity: 16 + threadCount)
         shareScratch.initialize(repeating: 0, count: 16 + threadCount)
         prefixLeft = cacheAligned(Float.self, count: maxSpan)
@@ -219,7 +216,7 @@ public final class Engine: @unchecked Sendable {
     deinit {
         crew?.stop()
         for t in 0..<threadCount { scratches[t].deallocate() }
-        scratches.deinitialize(count: threadCount); scratches.deallocate(); UnsafeMutableRawPointer(shareLists).deallocate(); runStarts.deallocate(); partOwner.deallocate(); shareScratch.deallocate(); UnsafeMutableRawPointer(prefixLeft).deallocate(); UnsafeMutableRawPointer(prefixRight).deallocate(); partVoiceCount.deallocate(); partVoices.deallocate()
+        scratches.deinitialize(count: threadCount); scratches.deallocate(); UnsafeMutableRawPointer(shareLists).deallocate(); runStarts.deallocate(); shareScratch.deallocate(); UnsafeMutableRawPointer(prefixLeft).deallocate(); UnsafeMutableRawPointer(prefixRight).deallocate(); partVoiceCount.deallocate(); partVoices.deallocate()
         for i in 0..<presets.count { installed[i]?.deallocate() }
         installed.deallocate()
         for i in 0..<slotCount { slots[i].deallocate() }

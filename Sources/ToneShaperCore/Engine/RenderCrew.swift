@@ -20,21 +20,21 @@ final class RenderCrew: @unchecked Sendable {
     let helpers: Int
     private let joinEveryRun: Bool
     private var threads: [pthread_t] = []
-    /// Runs started so far (the engine's thread keeps its own count too).
+    /// Runs started so far, counted on the engine's thread (the helpers read `generation`).
     private var runs = 0
     // What the engine's thread writes and the helpers what they write, on lines of their own
     // (128 bytes apart: a line and the neighbour the prefetcher pairs with it): each span then
     // moves one line to the helpers and one back. The counts only grow, so nothing is reset.
-    private let padBefore: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    private let padBefore = LinePairPadding()
     /// Runs started, as the helpers see it.
     private let generation = Atomic<Int>(0)
     private let stopping = Atomic<Bool>(false)
-    private let padBetween: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    private let padBetween = LinePairPadding()
     /// Helper shares finished, over all runs.
     private let finished = Atomic<Int>(0)
     /// Helper shares begun, over all runs (counted only when `joinEveryRun`).
     private let joined = Atomic<Int>(0)
-    private let padAfter: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    private let padAfter = LinePairPadding()
 
     /// Starts `helpers` threads that call `share(k)` (k = 1...helpers) for every `run()`.
     /// `share` must be safe to call concurrently for different k; it is kept unretained by the
