@@ -55,6 +55,8 @@ let package = Package(
         // System libraries, found through pkg-config.
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        // Ogg Vorbis written directly, so a recording can end its pages once a second (libsndfile cannot).
+        .systemLibrary(name: "CVorbis", pkgConfig: "vorbisenc", providers: [.apt(["libvorbis-dev", "libogg-dev"])]),
         // Small C shim: alsa-lib's variadic error handler cannot be written in Swift.
         .target(name: "CALSAShim", dependencies: ["CALSA"]),
         // Small C shim: where a new render thread starts (glibc's affinity calls are not importable).
@@ -70,8 +72,8 @@ let package = Package(
                                 .unsafeFlags(["-O"], .when(configuration: .debug))]),
         // Lock-free single-producer single-consumer hand-off between threads (MIDI -> audio -> disk).
         .target(name: "ToneShaperRealtime"),
-        // libsndfile writer/reader and the recorder's disk thread.
-        .target(name: "ToneShaperAudioFile", dependencies: ["CSndFile", "ToneShaperRealtime"]),
+        // libsndfile writer/reader, the Ogg Vorbis writer and the recorder's disk thread.
+        .target(name: "ToneShaperAudioFile", dependencies: ["CSndFile", "CVorbis", "ToneShaperRealtime"]),
         // ALSA sequencer input and PCM output.
         .target(name: "ToneShaperALSA", dependencies: ["CALSA", "CALSAShim", "ToneShaperMIDI", "ToneShaperRealtime"]),
         // Live play: MIDI in (sequencer or file) -> lock-free queue -> audio thread -> engine -> PCM (+ recorder).

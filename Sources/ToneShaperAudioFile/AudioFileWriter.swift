@@ -1,10 +1,12 @@
 import CSndFile
 import Glibc
 
-/// Writes interleaved float samples to one audio file through libsndfile.
+/// Writes interleaved float samples to one audio file: WAV and FLAC through libsndfile, Ogg Vorbis
+/// through libvorbis (`OggVorbisWriter`).
 ///
 /// Not thread-safe: one thread writes (the recorder's disk thread, or an offline renderer).
 /// Samples are floats in [-1, 1]; integer formats clip values beyond that instead of wrapping.
+/// `updateHeader()` makes what is written so far readable should the program be killed.
 public final class AudioFileWriter {
     public let path: String
     public let format: AudioFileFormat
@@ -14,6 +16,10 @@ public final class AudioFileWriter {
     public private(set) var framesWritten = 0
 
     private var handle: OpaquePointer?
+    /// Ogg Vorbis: the encoder and its file (libsndfile is not used).
+    private var vorbis: OggVorbisWriter?
+    /// FLAC: a second descriptor of the file, for `updateHeader()` to set the stream's length.
+    private var flacHeader: Int32 = -1
     /// 16-bit WAV: samples converted here and gathered, `shortChunk` at a time, before libsndfile
     /// writes them (see `write(interleaved:)`); `buffered` of them wait.
     private let shorts: UnsafeMutablePointer<Int16>?
@@ -39,6 +45,22 @@ public final class AudioFileWriter {
         shortChunk = max(1, 8192 / channels) * channels
         shorts = format == .wav16 ? .allocate(capacity: shortChunk) : nil
 
+        // A regular file being written over is unlinked first rather than truncated: ext4 takes a
+        // truncated-then-rewritten file for an application's save and makes its close wait while
+        // the data is written out (1.4 ms for 30 s of audio). Its old contents go either way.
+        func unlinkRegularFile() {
+            var status = stat()
+            if lstat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG { _ = unlink(path) }
+        }
+        if format == .oggVorbis {
+            // The encoder is set up (a rate or channel count it cannot take refused) before the file is touched.
+            let encoder = try OggVorbisWriter(path: path, sampleRate: sampleRate, channels: channels, quality: Self.vorbisQuality)
+            unlinkRegularFile()
+            try encoder.create()
+            vorbis = encoder
+            return
+        }
+
         var info = SF_INFO()
         info.samplerate = Int32(sampleRate)
         info.channels = Int32(channels)
@@ -48,11 +70,7 @@ public final class AudioFileWriter {
             throw AudioFileError.unsupportedFormat(
                 path: path, format: format.description, sampleRate: sampleRate, channels: channels)
         }
-        // A regular file being written over is unlinked first rather than truncated: ext4 takes a
-        // truncated-then-rewritten file for an application's save and makes its close wait while
-        // the data is written out (1.4 ms for 30 s of audio). Its old contents go either way.
-        var status = stat()
-        if lstat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG { _ = unlink(path) }
+        unlinkRegularFile()
         guard let opened = sf_open(path, Int32(SFM_WRITE), &info) else {
             throw AudioFileError.cannotOpen(path: path, reason: sndfileErrorText(nil))
         }
@@ -64,19 +82,21 @@ public final class AudioFileWriter {
             guard sf_command(opened, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE)) == SF_TRUE else {
                 throw AudioFileError.cannotConfigure(path: path, setting: "clipping", reason: sndfileErrorText(opened))
             }
-            if format == .oggVorbis {
-                var quality = Self.vorbisQuality
-                let size = Int32(MemoryLayout<Double>.size)
-                guard sf_command(opened, Int32(SFC_SET_VBR_ENCODING_QUALITY), &quality, size) == SF_TRUE else {
-                    throw AudioFileError.cannotConfigure(
-                        path: path, setting: "Vorbis quality \(quality)", reason: sndfileErrorText(opened))
-                }
-            }
         } catch {
             // The configuration error is the one worth reporting; the half-made file is dropped.
             sf_close(opened)
             handle = nil
             throw error
+        }
+        if format == .flac16 || format == .flac24 {
+            // Only a regular file has a header to come back to (not /dev/full, a pipe, a terminal).
+            let descriptor = open(path, O_RDWR | O_CLOEXEC)
+            var status = stat()
+            if descriptor >= 0 && fstat(descriptor, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG {
+                flacHeader = descriptor
+            } else if descriptor >= 0 {
+                _ = Glibc.close(descriptor)
+            }
         }
     }
 
@@ -85,12 +105,14 @@ public final class AudioFileWriter {
             try? flush()
             sf_close(handle)
         }
+        try? vorbis?.finish()
+        if flacHeader >= 0 { _ = Glibc.close(flacHeader) }
         shorts?.deallocate()
     }
 
     /// Appends `interleaved` (frame after frame, `channels` samples each).
     public func write(interleaved: UnsafeBufferPointer<Float>) throws {
-        guard let handle else { throw AudioFileError.closed(path: path) }
+        guard isOpen else { throw AudioFileError.closed(path: path) }
         if let flushFailure { throw flushFailure }
         guard interleaved.count % channels == 0 else {
             throw AudioFileError.invalidArgument(
@@ -98,6 +120,12 @@ public final class AudioFileWriter {
         }
         guard let base = interleaved.baseAddress, !interleaved.isEmpty else { return }
         let frames = interleaved.count / channels
+        if let vorbis {
+            try vorbis.write(base, frames: frames)
+            framesWritten += frames
+            return
+        }
+        guard let handle else { throw AudioFileError.closed(path: path) }
         if let shorts {
             // 16-bit WAV: converted here, eight samples at a time, to the very values libsndfile
             // 1.2's own clipping conversion gives (`convertToShorts`), gathered into 16 KB and
@@ -156,17 +184,51 @@ public final class AudioFileWriter {
         }
     }
 
-    /// Rewrites the header for the frames written so far (WAV's chunk sizes), so a file cut off
-    /// before `close()` still reads back up to here. Costs a seek and a small write; call it now and
-    /// then, not per block. Formats whose header libsndfile cannot rewrite mid-stream ignore it.
+    /// Makes what is written so far readable should the program be killed before `close()`: WAV's
+    /// chunk sizes are rewritten, FLAC's STREAMINFO is given the length of the frames on disk, Ogg's
+    /// current page is ended. Costs a small write or two; call it now and then (the recorder: once a
+    /// second), not per block. A failure to write is kept for the next write or `close()` to throw.
     public func updateHeader() {
-        guard let handle else { return }
-        // What is gathered goes first, so the header counts it; a failure to write it is kept for
-        // the next write or `close()` to throw.
-        if flushFailure == nil {
-            do { try flush() } catch { flushFailure = error as? AudioFileError }
+        guard flushFailure == nil else { return }
+        do {
+            if let vorbis {
+                try vorbis.endPage()
+            } else if let handle {
+                // What is gathered goes first, so the header counts it.
+                try flush()
+                if flacHeader >= 0 {
+                    try setFLACLength()
+                } else {
+                    _ = sf_command(handle, Int32(SFC_UPDATE_HEADER_NOW), nil, 0)
+                }
+            }
+        } catch {
+            flushFailure = error as? AudioFileError
         }
-        _ = sf_command(handle, Int32(SFC_UPDATE_HEADER_NOW), nil, 0)
+    }
+
+    /// libsndfile gives FLAC no mid-stream header update: until `close()` the STREAMINFO says 0
+    /// samples, "unknown", which libsndfile reads as 2⁶³−1 frames (python-soundfile then cannot
+    /// read the file at all). This writes the count of frames libFLAC has put on disk into the
+    /// STREAMINFO's 36-bit total-samples field (bytes 21–25 of the file, after "fLaC" and the
+    /// block's header), which `close()` overwrites with the final count. libFLAC encodes a block
+    /// of B frames once it holds B + 1, so after n frames floor((n − 1) / B) · B are on disk.
+    /// Anything but the expected layout (a fixed block size) is left alone.
+    private func setFLACLength() throws {
+        var header = [UInt8](repeating: 0, count: 42)
+        let got = header.withUnsafeMutableBytes { pread(flacHeader, $0.baseAddress, 42, 0) }
+        guard got == 42, header[0..<4] == [0x66, 0x4C, 0x61, 0x43],  // "fLaC"
+              header[4] & 0x7F == 0, header[5] == 0, header[6] == 0, header[7] == 34 else { return }
+        let minimumBlock = Int(header[8]) << 8 | Int(header[9])
+        let blockSize = Int(header[10]) << 8 | Int(header[11])
+        guard blockSize > 0, blockSize == minimumBlock, framesWritten > 0 else { return }
+        let onDisk = UInt64((framesWritten - 1) / blockSize * blockSize)
+        var field: [UInt8] = [header[21] & 0xF0 | UInt8(onDisk >> 32 & 0x0F),
+                              UInt8(onDisk >> 24 & 0xFF), UInt8(onDisk >> 16 & 0xFF), UInt8(onDisk >> 8 & 0xFF), UInt8(onDisk & 0xFF)]
+        let put = field.withUnsafeMutableBytes { pwrite(flacHeader, $0.baseAddress, 5, 21) }
+        guard put == 5 else {
+            throw AudioFileError.writeFailed(path: path, reason: String(cString: strerror(put < 0 ? errno : ENOSPC)))
+        }
     }
 
     /// A failure to write the gathered 16-bit samples at `updateHeader()`, thrown at the next
@@ -196,6 +258,17 @@ public final class AudioFileWriter {
     /// Finishes the file (headers, codec flush). Safe to call more than once; `deinit` calls it
     /// too, but only an explicit call can report a failure.
     public func close() throws {
+        if flacHeader >= 0 {
+            _ = Glibc.close(flacHeader)  // only ever written with pwrite, each checked
+            flacHeader = -1
+        }
+        if let vorbis {
+            defer { self.vorbis = nil }
+            let failure = flushFailure
+            do { try vorbis.finish() } catch { throw failure ?? error }
+            if let failure { throw failure }
+            return
+        }
         guard let handle else { return }
         var failure = flushFailure
         if failure == nil {
@@ -221,5 +294,5 @@ public final class AudioFileWriter {
     }
 
     /// False once `close()` has been called.
-    public var isOpen: Bool { handle != nil }
+    public var isOpen: Bool { handle != nil || vorbis != nil }
 }

@@ -1,0 +1,1 @@
+#include <vorbis/vorbisenc.h>
