@@ -143,21 +143,64 @@ struct PlayCommand: ParsableCommand {
     }
 
     /// Writes a small file with plain POSIX calls, so a failure is the system's own words
-    /// ("No space left on device"); nil when it was written whole.
+    /// ("No space left on device"); nil when it was written whole. A file is written beside its
+    /// destination and renamed over it only once whole: a failure leaves no empty or cut-off file,
+    /// and an earlier take of that name as it was. A device or pipe (`/dev/full`) is written directly.
     static func write(_ bytes: [UInt8], to path: String) -> String? {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        guard fd >= 0 else { return String(cString: strerror(errno)) }
+        var status = stat()
+        let exists = stat(path, &status) == 0
+        if exists && (status.st_mode & S_IFMT) != S_IFREG {
+            let fd = open(path, O_WRONLY | O_CLOEXEC)
+            guard fd >= 0 else { return String(cString: strerror(errno)) }
+            let failure = writeAll(bytes, to: fd)
+            let closed = close(fd) == 0 ? nil : String(cString: strerror(errno))
+            return failure ?? closed
+        }
+        // Through a symbolic link, its target is replaced and the link kept.
+        var destination = path
+        if exists, let resolved = realpath(path, nil) {
+            destination = String(cString: resolved)
+            free(resolved)
+        }
+        let slash = destination.lastIndex(of: "/")
+        let folder = slash.map { String(destination[...$0]) } ?? ""
+        let name = slash.map { String(destination[destination.index(after: $0)...]) } ?? destination
+        var temporary = "\(folder).\(name).\(getpid()).partial"
+        var fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        if fd < 0 && errno == EEXIST {
+            // A leftover of a process that had this id: it is ours to replace.
+            _ = unlink(temporary)
+            fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        }
+        if fd < 0 {
+            let reason = String(cString: strerror(errno))
+            // A folder that takes no new file may still let an existing one be written over.
+            guard exists else { return reason }
+            temporary = destination
+            fd = open(destination, O_WRONLY | O_TRUNC | O_CLOEXEC)
+            guard fd >= 0 else { return reason }
+        } else if exists {
+            _ = fchmod(fd, status.st_mode & 0o7777)  // the take replaced keeps its permissions
+        }
+        var failure = writeAll(bytes, to: fd)
+        if close(fd) != 0 && failure == nil { failure = String(cString: strerror(errno)) }
+        if temporary != destination {
+            if failure == nil && rename(temporary, destination) != 0 { failure = String(cString: strerror(errno)) }
+            if failure != nil { _ = unlink(temporary) }
+        }
+        return failure
+    }
+
+    /// Every byte, or the system's reason why not.
+    private static func writeAll(_ bytes: [UInt8], to fd: Int32) -> String? {
         var done = 0
         while done < bytes.count {
             let n = bytes[done...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if n <= 0 {
-                let reason = String(cString: strerror(n < 0 ? errno : ENOSPC))
-                close(fd)
-                return reason
-            }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return String(cString: strerror(n < 0 ? errno : ENOSPC)) }
             done += n
         }
-        return close(fd) == 0 ? nil : String(cString: strerror(errno))
+        return nil
     }
 
     /// Writes the MIDI file, prints the summary, then reports the first failure (non-zero exit).

@@ -206,14 +206,159 @@ struct TakeSurvivesTests {
         #expect(try AudioFileReader.read(path: work.path("take.wav")).frames == 14_400)
     }
 
-    @Test("a FLAC take killed with SIGKILL reads back: its STREAMINFO length is 0, FLAC's 'unknown', and every block on disk decodes")
-    func sigkillFLAC() throws {
+    /// A device that plays in real time, as a sound card does: alsa-lib's `file` PCM pipes what
+    /// `play` writes to a small program that passes it on to out.raw at 48,000 frames a second
+    /// (the pipe fills and `play`'s write waits). out.raw is then what was played, up to the
+    /// moment `play` stopped, and the recorder runs as far behind as it would with a sound card.
+    static func pacedDevice(in work: Workspace) throws {
+        try """
+            import os, sys, time
+            out = open(sys.argv[1], "wb", buffering=0)
+            start, total = time.monotonic(), 0
+            while True:
+                chunk = sys.stdin.buffer.raw.read(16384)
+                if not chunk: break
+                out.write(chunk)
+                total += len(chunk)
+                ahead = total / (48000 * 8) - (time.monotonic() - start)
+                if ahead > 0: time.sleep(ahead)
+            out.close()
+            os.rename(sys.argv[1], sys.argv[2])
+            """.write(toFile: work.path("pacer.py"), atomically: true, encoding: .utf8)
+        let line = "pcm.paced { type file; slave.pcm \"null\"; format \"raw\"; "
+            + "file \"|exec /usr/bin/python3 \(work.path("pacer.py")) \(work.path("playing.raw")) \(work.path("played.raw"))\" }\n"
+        let conf = try FileHandle(forWritingTo: URL(fileURLWithPath: work.path("capture.conf")))
+        try conf.seekToEnd()
+        try conf.write(contentsOf: Data(line.utf8))
+        try conf.close()
+    }
+
+    /// Runs another program (a decoder) and returns its exit status and output.
+    static func tool(_ executable: String, _ arguments: [String], in work: Workspace) throws -> (status: Int32, out: String, err: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.currentDirectoryURL = work.folder
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    }
+
+    /// The decoders a listener would use; `.ci/install-deps` installs them (this test skips nothing).
+    static let decodersMissing: String? = {
+        let tools = ["/usr/bin/sox", "/usr/bin/ogginfo", "/usr/bin/python3"]
+        if let absent = tools.first(where: { !FileManager.default.isExecutableFile(atPath: $0) }) { return absent }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", "import soundfile, numpy"]
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return "python3" }
+        process.waitUntilExit()
+        return process.terminationStatus == 0 ? nil : "python3-soundfile (with numpy)"
+    }()
+
+    @Test("a take stopped with SIGINT or killed with SIGKILL decodes with sox and python-soundfile to within a second of what was played; an Ogg take is one stream",
+          arguments: ["wav", "flac", "ogg"], [SIGINT, SIGKILL])
+    func takeSurvives(ext: String, signal: Int32) throws {
+        try #require(Self.decodersMissing == nil, "\(Self.decodersMissing ?? "") is missing: run bash .ci/install-deps")
         let work = try Workspace()
         defer { work.remove() }
-        _ = try Self.killedTake("take.flac", in: work, after: 400_000)
-        let take = try AudioFileReader.read(path: work.path("take.flac"))
-        #expect(take.format == .flac16 && take.channels == 2)
-        #expect(take.frames > 2 * 48_000, "\(take.frames) frames")
-        #expect(take.samples.contains { $0 != 0 })
+        try Self.pacedDevice(in: work)
+        let take = "take.\(ext)", rate = 48_000
+        // Two notes, then silence, where an Ogg page waits longest; the last event is an hour away.
+        let play = try work.start(["play", "--midi-in", "-", "--device", "paced", "--no-realtime", "--record", take],
+                                  stdin: "0 on 60 100\n0.6 off 60\n1 on 67 90\n1.3 off 67\n3600 off 67\n")
+        play.waitForFirstLine()
+        func size(_ name: String) -> Int { (try? FileManager.default.attributesOfItem(atPath: work.path(name)))?[.size] as? Int ?? 0 }
+        // Stopped 3.5 s in (given 30 s to get there).
+        for _ in 0..<600 where size("playing.raw") < 7 * rate * 4 { usleep(50_000) }
+        kill(play.process.processIdentifier, signal)
+        let result = play.finish()
+        if signal == SIGINT {
+            #expect(result.reason == .exit && result.status == 0, "\(result.stderr)")
+        } else {
+            #expect(result.reason == .uncaughtSignal)
+        }
+        // The pacer passes on what is still in the pipe, then names its file played.raw.
+        for _ in 0..<200 where !FileManager.default.fileExists(atPath: work.path("played.raw")) { usleep(50_000) }
+        let played = try work.floats("played.raw")
+        let playedFrames = played.count / 2
+        try #require(playedFrames >= 3 * rate, "\(playedFrames) frames played")
+        let second = rate + 4096
+
+        // libsndfile, through our reader; for the lossless formats the samples are those played.
+        let ours = try AudioFileReader.read(path: work.path(take))
+        #expect(ours.sampleRate == rate && ours.channels == 2)
+        #expect(abs(ours.frames - playedFrames) <= second, "\(ext): \(ours.frames) frames read, \(playedFrames) played")
+        if ext != "ogg" {
+            let common = 2 * min(ours.frames, playedFrames)
+            let worst = zip(ours.samples[0..<common], played[0..<common]).reduce(Float(0)) { max($0, abs($1.0 - $1.1)) }
+            #expect(worst <= 1.5 / 32768, "\(ext): the take differs from what was played by up to \(worst)")
+        }
+        #expect(ours.samples.contains { $0 != 0 })
+
+        // python-soundfile sizes its array from the header's frame count: a false one fails here.
+        let python = try Self.tool("/usr/bin/python3", ["-c", "import soundfile, sys; d, r = soundfile.read(sys.argv[1], dtype='float32'); print(len(d), r)", take], in: work)
+        #expect(python.status == 0, "\(ext): python-soundfile: \(python.err)")
+        let pythonFrames = Int(python.out.split(separator: " ").first ?? "") ?? -1
+        #expect(abs(pythonFrames - playedFrames) <= second, "\(ext): python-soundfile read \(pythonFrames) frames, \(playedFrames) played")
+
+        let sox = try Self.tool("/usr/bin/sox", [take, "-t", "f32", "-r", "48000", "-c", "2", "sox.raw"], in: work)
+        #expect(sox.status == 0 && !sox.err.contains("FAIL"), "\(ext): sox: \(sox.err)")
+        let soxFrames = size("sox.raw") / 8
+        #expect(abs(soxFrames - playedFrames) <= second, "\(ext): sox decoded \(soxFrames) frames, \(playedFrames) played")
+
+        if ext == "ogg" {
+            let info = try Self.tool("/usr/bin/ogginfo", [take], in: work)
+            let streams = info.out.components(separatedBy: "New logical stream").count - 1
+            #expect(streams == 1, "ogginfo: \(info.out)")
+            #expect(!info.out.lowercased().contains("corrupt") && !info.out.contains("ERROR"), "ogginfo: \(info.out)")
+            // A finished take ends its stream; only a killed one lacks the end-of-stream mark.
+            if signal == SIGINT { #expect(info.status == 0, "ogginfo: \(info.out)") }
+        }
+    }
+
+    @Test("a MIDI take that cannot be written leaves no file behind, and an earlier take of that name is kept whole")
+    func midiTakeLeavesNothing() throws {
+        let work = try Workspace()
+        defer { work.remove() }
+        var script = ""
+        for i in 0..<300 { script += "\(Double(i) / 100) on \(40 + i % 40) 100\n\(Double(i) / 100 + 0.005) off \(40 + i % 40)\n" }
+        let executable = try #require(ProgramRunner.executable)
+        // Files of at most 1 KB (dash counts 512-byte blocks), SIGXFSZ ignored so writes beyond fail with EFBIG.
+        func play() throws -> (status: Int32, err: String) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -f 2; trap '' XFSZ; exec \"$0\" \"$@\"", executable.path,
+                                 "play", "--midi-in", "-", "--device", "null", "--no-realtime", "--tail", "0", "--record-midi", "take.mid"]
+            process.currentDirectoryURL = work.folder
+            process.environment = ProcessInfo.processInfo.environment.merging(work.alsaEnvironment) { $1 }
+            let input = Pipe(), err = Pipe()
+            process.standardInput = input
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = err
+            try process.run()
+            input.fileHandleForWriting.write(Data(script.utf8))
+            try input.fileHandleForWriting.close()
+            let errData = err.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: errData, as: UTF8.self))
+        }
+        let first = try play()
+        #expect(first.status != 0)
+        #expect(first.err.hasPrefix("toneshaper: take.mid: cannot be written (File too large); the MIDI take (600 events) is lost"), "\(first.err)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: work.folder.path).filter { $0.contains("take") } == [])
+
+        let earlier = Data([UInt8](repeating: 7, count: 100))
+        try earlier.write(to: URL(fileURLWithPath: work.path("take.mid")))
+        let second = try play()
+        #expect(second.status != 0, "\(second.err)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: work.path("take.mid"))) == earlier)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: work.folder.path).filter { $0.contains("take") } == ["take.mid"])
     }
 }
