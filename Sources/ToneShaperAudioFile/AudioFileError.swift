@@ -7,7 +7,7 @@ import CSndFile
 public enum AudioFileError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A format name or file extension that no `AudioFileFormat` answers to.
     case unknownFormat(value: String, accepted: [String])
-    /// libsndfile's `sf_format_check` refused this combination.
+    /// libsndfile's `sf_format_check` (or, for Ogg Vorbis, libvorbis's encoder setup) refused this combination.
     case unsupportedFormat(path: String, format: String, sampleRate: Int, channels: Int)
     /// Sample rate, channel count or sample count outside what the call accepts.
     case invalidArgument(path: String, reason: String)
@@ -24,7 +24,7 @@ public enum AudioFileError: Error, Equatable, Sendable, CustomStringConvertible 
         case let .unknownFormat(value, accepted):
             return "unknown audio file format '\(value)'; accepted: \(accepted.joined(separator: ", "))"
         case let .unsupportedFormat(path, format, rate, channels):
-            return "\(path): libsndfile cannot write \(format) at \(rate) Hz with \(channels) channel(s)"
+            return "\(path): \(format) cannot be written at \(rate) Hz with \(channels) channel(s)"
         case let .invalidArgument(path, reason):
             return "\(path): \(reason)"
         case let .cannotOpen(path, reason):

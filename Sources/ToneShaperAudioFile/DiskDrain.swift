@@ -57,8 +57,9 @@ final class DiskDrain: @unchecked Sendable {
             if count > 0 {
                 do {
                     try writer.write(interleaved: UnsafeBufferPointer(rebasing: chunk[0..<count]))
-                    // Once a second of audio, the header is rewritten for what is on disk: a take
-                    // cut off by SIGKILL, a crash or a power cut still reads back, less at most a second.
+                    // Once a second of audio, what is on disk is made readable as it stands (WAV's
+                    // header, FLAC's length, Ogg's page: see updateHeader): a take cut off by SIGKILL
+                    // or a crash still reads back, less at most a second.
                     if writer.framesWritten - headerFrames >= writer.sampleRate {
                         headerFrames = writer.framesWritten
                         writer.updateHeader()

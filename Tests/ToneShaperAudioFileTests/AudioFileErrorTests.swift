@@ -60,6 +60,19 @@ struct AudioFileErrorTests {
         }
     }
 
+    @Test("an Ogg Vorbis rate the encoder has no mode for is refused at open, naming it, before a file is created")
+    func vorbisRateRefused() throws {
+        try withTemporaryDirectory { dir in
+            // libvorbis encodes up to 192 kHz; libsndfile used to accept 384 kHz and write nothing of it.
+            let path = "\(dir)/high.ogg"
+            let error = #expect(throws: AudioFileError.self) {
+                try AudioFileWriter(path: path, format: .oggVorbis, sampleRate: 384_000, channels: 2)
+            }
+            #expect(error?.text == "\(path): Ogg Vorbis cannot be written at 384000 Hz with 2 channel(s)")
+            #expect(!FileManager.default.fileExists(atPath: path))
+        }
+    }
+
     @Test("non-positive rate or channel count is refused", arguments: [(0, 2), (48_000, 0), (-1, 1)])
     func invalidArguments(rate: Int, channels: Int) throws {
         try withTemporaryDirectory { dir in
