@@ -173,9 +173,11 @@ struct PlayCommand: ParsableCommand {
             fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         }
         if fd < 0 {
-            let reason = String(cString: strerror(errno))
-            // A folder that takes no new file may still let an existing one be written over.
-            guard exists else { return reason }
+            let error = errno
+            let reason = String(cString: strerror(error))
+            // A folder the user may not add to may still let an existing file be written over (not
+            // a full disk: that would cut the earlier take short).
+            guard exists, error == EACCES || error == EPERM else { return reason }
             temporary = destination
             fd = open(destination, O_WRONLY | O_TRUNC | O_CLOEXEC)
             guard fd >= 0 else { return reason }
