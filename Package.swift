@@ -82,13 +82,15 @@ let package = Package(
         // Where shapes come from: the built-in Presets/, the user's library ($XDG_DATA_HOME), any FILE.json.
         .target(name: "ToneShaperLibrary", dependencies: ["ToneShaperCore"]),
         // The shape editor: a local HTTP + WebSocket server (Hummingbird) and its page (plain HTML/CSS/JS).
+        // The page is not a resource bundle: the program finds Page/ (or its installed copy) from
+        // its own path, so nothing can stop it when a bundle is missing (InstallLayout).
         .target(name: "ToneShaperEditor", dependencies: [
             "ToneShaperCore", "ToneShaperLibrary", "ToneShaperLive", "ToneShaperAudioFile", "ToneShaperPlot",
             "ToneShaperALSA", "ToneShaperRealtime", "ToneShaperMIDI",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             .product(name: "Logging", package: "swift-log"),
-        ], resources: [.copy("Page")]),
+        ], exclude: ["Page"]),
         // Pictures: the frequency curve and waveform of a shape, spectrograms of rendered files (SVG).
         .target(name: "ToneShaperPlot", dependencies: ["ToneShaperCore"]),
         // The command-line program.
