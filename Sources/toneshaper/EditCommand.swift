@@ -22,7 +22,7 @@ struct EditCommand: ParsableCommand {
             Ctrl-C stops.
             """)
 
-    @Argument(help: "Shape to start from: a name or program (see `toneshaper presets`), or a shape .json file.")
+    @Argument(help: "Shape to start from: a name or program (see `toneshaper presets`), or a shape .json file.", completion: .shapeNames)
     var shape: String?
 
     @Option(name: .long, help: "Port on 127.0.0.1 to serve on (default: a free one).")

@@ -6,7 +6,8 @@ import ToneShaperLibrary
 /// The instrument's set-up, the same for `play` and `render`: which presets the channels start
 /// on, which knob map, how many voices, which tuning and MPE zones.
 struct InstrumentOptions: ParsableArguments {
-    @Option(name: .long, help: "Play every channel with this preset (name, program number or shape .json file); program changes are then ignored.")
+    @Option(name: .long, help: "Play every channel with this preset (name, program number or shape .json file); program changes are then ignored.",
+            completion: .shapeNames)
     var preset: String?
 
     @Option(name: .long, help: ArgumentHelp(
@@ -14,16 +15,19 @@ struct InstrumentOptions: ParsableArguments {
         valueName: "list"))
     var presets: String?
 
-    @Option(name: .long, help: "Controller mapping file, or a shipped one by name (default, mpe); default: Mappings/default.map.")
+    @Option(name: .long, help: "Controller mapping file, or a shipped one by name (default, mpe); default: Mappings/default.map.",
+            completion: .mappingNames)
     var map: String?
 
     @Option(name: .long, help: "Voices in the pool.")
     var voices: Int = 32
 
-    @Option(name: .long, help: "Scala scale (.scl file, or the name of one in the Tunings folder, e.g. 19-edo) the keys are tuned to; default: 12-tone equal temperament.")
+    @Option(name: .long, help: "Scala scale (.scl file, or the name of one in the Tunings folder, e.g. 19-edo) the keys are tuned to; default: 12-tone equal temperament.",
+            completion: .tuningNames)
     var tuning: String?
 
-    @Option(name: .long, help: "Scala keyboard mapping (.kbm) for --tuning; default: degree 0 on middle C, one degree per key.")
+    @Option(name: .long, help: "Scala keyboard mapping (.kbm) for --tuning; default: degree 0 on middle C, one degree per key.",
+            completion: .keymapNames)
     var keymap: String?
 
     @Option(name: .long, help: ArgumentHelp(

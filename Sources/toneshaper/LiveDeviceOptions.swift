@@ -24,7 +24,7 @@ struct LiveDeviceOptions: ParsableArguments {
     @Option(name: .long, help: "Listen to this MIDI channel only (1-16).")
     var channel: Int?
 
-    @Flag(inversion: .prefixedNo, help: "Ask for real-time (SCHED_FIFO) priority for the audio thread.")
+    @Flag(inversion: .prefixedNo, help: "Real-time (SCHED_FIFO) priority for the audio thread: asked for by default; --no-realtime runs it at normal priority.")
     var realtime: Bool = true
 
     func validate() throws {

@@ -22,7 +22,7 @@ struct PlotCommand: ParsableCommand {
             folding back down from Nyquist, echo as fading copies, transposition as a shifted curve.
             """)
 
-    @Argument(help: "Preset name or program number, or a shape .json file (shape mode).")
+    @Argument(help: "Preset name or program number, or a shape .json file (shape mode).", completion: .shapeNames)
     var preset: String?
 
     @Option(name: .long, help: ArgumentHelp("Draw a spectrogram of this audio file instead (spectrum mode).", valueName: "file"))

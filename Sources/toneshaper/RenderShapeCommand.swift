@@ -6,7 +6,7 @@ struct RenderShapeCommand: ParsableCommand {
         commandName: "render-shape",
         abstract: "Write a tone shape to an audio file: N cycles of its duration at one note (the article's ToneWriter).")
 
-    @Argument(help: "Preset name or program number (see `toneshaper presets`), or a shape .json file.")
+    @Argument(help: "Preset name or program number (see `toneshaper presets`), or a shape .json file.", completion: .shapeNames)
     var preset: String
 
     @Option(name: .long, help: "How many passes through the shape.")
