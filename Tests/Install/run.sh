@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# The installed program stands alone: install.sh puts the built program into a temporary prefix,
+# the source clone (and with it the build folder and every path compiled into the binary) is
+# hidden under an empty tmpfs in a mount namespace of this test's own, and a user who has only
+# PREFIX/bin on PATH runs presets, render, render-shape, plot and edit from another folder. Then
+# the missing-folder errors, the manual pages, a shell completion, and --uninstall.
+#
+# Usage: bash Tests/Install/run.sh   (after `swift build` or `swift test`: it installs that build)
+#   TONESHAPER_BIN=FILE          install this program instead of the debug build
+#   TONESHAPER_TEST_DEB=1        also build the Debian package (a release build: minutes) and check it
+# Needs root or unprivileged user namespaces (unshare), curl, python3; installs mandoc when missing.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+checkout="$PWD"
+
+if [ "${1:-}" = "--hidden" ]; then
+  hidden=true
+else
+  hidden=false
+  work="$(mktemp -d /tmp/toneshaper-install-test.XXXXXX)"
+  trap 'rm -rf "$work"' EXIT
+  export TONESHAPER_INSTALL_TEST_WORK="$work"
+fi
+work="$TONESHAPER_INSTALL_TEST_WORK"
+prefix="$work/prefix"
+results="$work/results"
+
+check() {  # check "what should be true" COMMAND...: one line, ok or FAIL
+  local what="$1"; shift
+  if "$@"; then echo "ok   $what" | tee -a "$results"; else echo "FAIL $what" | tee -a "$results"; fi
+}
+contains() { grep -qF -- "$2" "$1"; }
+# A 16-bit WAV file's seconds and peak (0...1), read from its chunks.
+wav_stats() {
+  python3 - "$1" <<'EOF'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+assert data[:4] == b"RIFF" and data[8:12] == b"WAVE", "not a WAV file"
+pos, fmt, samples = 12, None, None
+while pos + 8 <= len(data):
+    kind, size = data[pos:pos + 4], struct.unpack("<I", data[pos + 4:pos + 8])[0]
+    body = data[pos + 8:pos + 8 + size]
+    if kind == b"fmt ": fmt = struct.unpack("<HHIIHH", body[:16])
+    if kind == b"data": samples = body
+    pos += 8 + size + (size & 1)
+code, channels, rate, _, _, bits = fmt
+assert bits == 16, "expected 16-bit samples"
+values = struct.unpack("<%dh" % (len(samples) // 2), samples)
+print("%.3f %.4f" % (len(values) / channels / rate, max(abs(v) for v in values) / 32768))
+EOF
+}
+wav_ok() {  # wav_ok FILE MIN_SECONDS MAX_SECONDS: sound of that length, not silence
+  local stats; stats="$(wav_stats "$1" 2>/dev/null)" || return 1
+  python3 -c 'import sys; s, p = map(float, sys.argv[1].split()); sys.exit(0 if float(sys.argv[2]) <= s <= float(sys.argv[3]) and p > 0.01 else 1)' "$stats" "$2" "$3"
+}
+
+if $hidden; then
+  # In our own mount namespace: the clone becomes an empty folder for everything run from here on.
+  mount -t tmpfs -o size=1m,mode=755 toneshaper-hidden "$checkout"
+  export PATH="$prefix/bin:$PATH" HOME="$work/home" XDG_DATA_HOME="$work/data"
+  unset TONESHAPER_PRESETS TONESHAPER_MAPPINGS TONESHAPER_TUNINGS TONESHAPER_EXAMPLES TONESHAPER_EDITOR_PAGE
+  mkdir -p "$work/elsewhere" "$HOME"
+  cd "$work/elsewhere"
+  check "the clone is hidden: $checkout/Package.swift is not there" test ! -e "$checkout/Package.swift"
+  check "toneshaper on PATH is the installed one" test "$(command -v toneshaper)" = "$prefix/bin/toneshaper"
+
+  toneshaper presets > presets.out 2> presets.err || true
+  check "presets lists the installed built-ins (siren)" grep -qE '^ +1  siren .* built-in ' presets.out
+  check "presets says they come from PREFIX/share/toneshaper/Presets" contains presets.out "built-in: $prefix/share/toneshaper/Presets"
+
+  # Shipped tuning and mapping by name, the shipped example file.
+  toneshaper render "$prefix/share/toneshaper/Examples/demo.mid" -o demo.wav --format wav16 --tuning 19-edo --map mpe \
+    --tail 1 > render.out 2> render.err || true
+  check "render plays the installed demo with a shipped tuning and mapping (about 25 s of sound)" wav_ok demo.wav 20 40
+  toneshaper render-shape siren -o siren.wav --format wav16 > shape.out 2> shape.err || true
+  check "render-shape plays the installed siren preset" wav_ok siren.wav 0.1 60
+  toneshaper plot siren -o siren.svg > plot.out 2> plot.err || true
+  check "plot draws the installed siren preset as SVG" grep -q '<svg' siren.svg
+
+  toneshaper edit siren --no-open --port 0 > edit.out 2> edit.err &
+  editor=$!
+  for _ in $(seq 100); do grep -q 'http://' edit.out 2>/dev/null && break; kill -0 "$editor" 2>/dev/null || break; sleep 0.1; done
+  url="$(grep -oE 'http://127\.0\.0\.1:[0-9]+/[^ ]*' edit.out | head -1 || true)"
+  base="$(printf '%s' "$url" | grep -oE '^http://127\.0\.0\.1:[0-9]+' || true)"
+  # The exact URL printed (it may carry a secret that a redirect turns into a cookie), then the API.
+  page_status="$(curl -s -L -c cookies -b cookies -o page.html -w '%{http_code}' "$url" 2>/dev/null || true)"
+  info_status="$(curl -s -b cookies -o info.json -w '%{http_code}' "$base/api/info" 2>/dev/null || true)"
+  kill -INT "$editor" 2>/dev/null || true
+  wait "$editor" 2>/dev/null || true
+  check "edit prints its address" test -n "$url"
+  check "edit serves its installed page from the printed URL" test "$page_status" = 200 -a -s page.html
+  check "the page is the editor's own index.html" cmp -s page.html "$prefix/share/toneshaper/editor/index.html"
+  check "edit's /api/info answers" test "$info_status" = 200 -a -s info.json
+
+  # A folder that is missing is one line naming where the program looked, never a trap.
+  mount -t tmpfs -o size=1m,mode=755 toneshaper-hidden "$prefix/share/toneshaper"
+  status=0; toneshaper presets > missing.out 2> missing.err || status=$?
+  check "without its Presets folder presets exits 1" test "$status" = 1
+  check "... saying where it looked, in one line" test "$(cat missing.err)" = \
+    "toneshaper: cannot find the Presets folder (looked in $prefix/share/toneshaper/Presets); set TONESHAPER_PRESETS"
+  status=0; TONESHAPER_PRESETS="$work/nowhere" toneshaper render-shape siren -o x.wav > override.out 2> override.err || status=$?
+  check "a wrong TONESHAPER_PRESETS is named" test "$status" = 1 -a "$(cat override.err)" = "toneshaper: TONESHAPER_PRESETS=$work/nowhere: no such folder"
+  mkdir -p "$work/presets" && cp "$work/presets-copy/"*.json "$work/presets/"
+  status=0; TONESHAPER_PRESETS="$work/presets" timeout 20 toneshaper edit siren --no-open --port 0 > nopage.out 2> nopage.err || status=$?
+  check "without its page edit exits 1 (not a trap)" test "$status" = 1
+  check "... saying where it looked for the page, in one line" test "$(cat nopage.err)" = \
+    "toneshaper: cannot find the editor page (looked in $prefix/share/toneshaper/editor); set TONESHAPER_EDITOR_PAGE"
+  exit 0
+fi
+
+: > "$results"
+bin="${TONESHAPER_BIN:-$(swift build --show-bin-path)/toneshaper}"
+echo "installing $bin into $prefix"
+bash install.sh --bin "$bin" --prefix "$prefix" > "$work/install.log" 2>&1 || { cat "$work/install.log"; echo "FAIL install.sh --bin --prefix" >> "$results"; }
+mkdir -p "$work/presets-copy" && cp Presets/*.json "$work/presets-copy/"
+
+# Hide the clone: root can make a mount namespace; anyone else may have user namespaces.
+if [ "$(id -u)" = 0 ]; then ns=(unshare --mount --propagation private); else ns=(unshare --map-root-user --mount --propagation private); fi
+if ! "${ns[@]}" true 2>/dev/null; then
+  echo "FAIL cannot make a mount namespace (${ns[*]}): run as root" | tee -a "$results"
+else
+  "${ns[@]}" bash "$checkout/Tests/Install/run.sh" --hidden || echo "FAIL the hidden-clone run stopped" | tee -a "$results"
+fi
+
+# Manual pages: mandoc finds no warning, and the options say what they do.
+command -v mandoc >/dev/null || { [ "$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mandoc >/dev/null 2>&1; } || true
+man1="$prefix/share/man/man1"
+check "the manual pages are installed, compressed" test -s "$man1/toneshaper.1.gz" -a -s "$man1/toneshaper.edit.1.gz"
+lint="$(for page in "$man1"/toneshaper*.1.gz; do zcat "$page" > "$work/$(basename "$page" .gz)"; mandoc -T lint -W warning "$work/$(basename "$page" .gz)" 2>&1; done)" || true
+check "mandoc -T lint finds no warning in any page" test -z "$lint" -a -x "$(command -v mandoc)"
+[ -z "$lint" ] || printf '%s\n' "$lint" | head -5
+check "--no-realtime is not described as asking for real-time priority" \
+  bash -c "zcat '$man1/toneshaper.play.1.gz' | tr '\n' ' ' | grep -qi 'no-realtime runs it at normal priority'"
+
+# A completion offers what the program would accept: shapes, tunings and mappings by name.
+complete_words() {  # complete_words WORD...: what bash offers for the last word
+  bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMP_LINE="${COMP_WORDS[*]}"
+           COMP_POINT=${#COMP_LINE}; COMPREPLY=()
+           _toneshaper "$1" "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"; printf "%s\n" "${COMPREPLY[@]}"' \
+    _ "$prefix/share/bash-completion/completions/toneshaper" "$@"
+}
+export PATH="$prefix/bin:$PATH"
+compl_shape="$(cd /tmp && complete_words toneshaper render-shape si)"
+check "bash completes 'render-shape si' to the siren preset" test "$compl_shape" = siren
+compl_tuning="$(cd /tmp && complete_words toneshaper render x.mid --tuning 19)"
+check "bash completes '--tuning 19' to the shipped 19-edo scale" test "$compl_tuning" = 19-edo
+compl_map="$(cd /tmp && complete_words toneshaper play --map m)"
+check "bash completes '--map m' to the shipped mpe mapping" test "$compl_map" = mpe
+
+# --uninstall removes what it put there and the folders it made, and nothing else.
+bash install.sh --uninstall --prefix "$prefix" > "$work/uninstall.log" 2>&1
+check "--uninstall leaves nothing of a prefix it made" test ! -e "$prefix"
+shared="$work/shared-prefix"
+mkdir -p "$shared/share/man/man1" "$shared/share/zsh" "$shared/bin"
+echo "another program's page" > "$shared/share/man/man1/other.1"
+bash install.sh --bin "$bin" --prefix "$shared" > "$work/install2.log" 2>&1
+bash install.sh --bin "$bin" --prefix "$shared" > "$work/install3.log" 2>&1   # again: what the first one made is kept in mind
+bash install.sh --uninstall --prefix "$shared" > "$work/uninstall2.log" 2>&1
+left="$(cd "$shared" && find . | LC_ALL=C sort | tr '\n' ' ')"
+check "--uninstall keeps folders that were there before, empty or not, and another program's file" \
+  test "$left" = ". ./bin ./share ./share/man ./share/man/man1 ./share/man/man1/other.1 ./share/zsh "
+
+if [ "${TONESHAPER_TEST_DEB:-}" = 1 ]; then
+  command -v lintian >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends lintian >/dev/null 2>&1 || true
+  mkdir -p "$work/deb"
+  bash install.sh --deb --out "$work/deb" ${TONESHAPER_DEB_BIN:+--bin "$TONESHAPER_DEB_BIN"} > "$work/deb.log" 2>&1 || cat "$work/deb.log"
+  deb="$(ls "$work/deb"/toneshaper_*_amd64.deb 2>/dev/null | head -1 || true)"
+  check "install.sh --deb builds toneshaper_VERSION_amd64.deb" test -s "$deb"
+  dpkg-deb -x "$deb" "$work/deb/root" 2>/dev/null || true
+  check "the packaged program needs no Swift runtime library" bash -c "! ldd '$work/deb/root/usr/bin/toneshaper' | grep -qi swift"
+  depends="$(dpkg-deb -f "$deb" Depends 2>/dev/null || true)"
+  check "Depends names libasound2 and libsndfile1 (dpkg-shlibdeps): $depends" bash -c "grep -q 'libasound2' <<<'$depends' && grep -q 'libsndfile1' <<<'$depends'"
+  lintian_errors="$(lintian --no-tag-display-limit "$deb" 2>&1 | grep '^E:' || true)"
+  check "lintian reports no error" test -z "$lintian_errors"
+  [ -z "$lintian_errors" ] || printf '%s\n' "$lintian_errors"
+  bash install.sh --bin "$work/deb/root/usr/bin/toneshaper" --prefix "$work/usr" > /dev/null 2>&1
+  (cd "$work/usr" && find . -type f ! -name .installed-folders | sed 's|^\./|/usr/|' | LC_ALL=C sort) > "$work/prefix-files"
+  (dpkg-deb -c "$deb" | awk '$1 !~ /^d/ {print $NF}' | sed 's|^\./|/|' | LC_ALL=C sort) > "$work/deb-files"
+  check "the package's files are those install.sh --prefix /usr puts in place" cmp -s "$work/prefix-files" "$work/deb-files"
+  cmp -s "$work/prefix-files" "$work/deb-files" || diff "$work/prefix-files" "$work/deb-files" | head -10
+fi
+
+passed="$(grep -c '^ok ' "$results" || true)"
+failed="$(grep -c '^FAIL' "$results" || true)"
+echo "Install: $passed passed, $failed failed"
+[ "$failed" = 0 ]
