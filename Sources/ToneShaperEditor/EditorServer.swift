@@ -9,7 +9,8 @@ import Logging
 import ToneShaperLive
 
 /// `toneshaper edit`: the shape editor's local server (Hummingbird: HTTP for the page and the
-/// API, a WebSocket for continuous play), bound to 127.0.0.1 only. See docs/editor-api.md.
+/// API, a WebSocket for continuous play), bound to 127.0.0.1 only, answering only its own page
+/// in the browser that opened the address with this run's secret (`EditorAccess`). See docs/editor-api.md.
 ///
 /// Every answer about sound comes from the instrument's own code: shapes are read by the file
 /// loader, previews and exports rendered by the engine, live audio by a `LiveSession`.
@@ -38,6 +39,8 @@ public final class EditorServer: Sendable {
     public let libraryNotes: [String]
     /// The ALSA instrument playing the shape being edited (`--device`/`--connect`), if any.
     let instrument: Mutex<LiveSession?>
+    /// Who may use the editor: its own page, holding this run's secret (see `EditorAccess`).
+    public let access = EditorAccess()
 
     public init(configuration: Configuration) throws {
         self.configuration = configuration
@@ -68,17 +71,27 @@ public final class EditorServer: Sendable {
     /// Serves until SIGINT or SIGTERM (a graceful shutdown: open sockets are closed, then it returns).
     public func run(onReady: @escaping @Sendable (Int) -> Void) async throws {
         let router = Router()
+        // First: nothing below it (the page's files, every route) sees a refused request.
+        router.middlewares.add(EditorGuardMiddleware(access: access))
         router.middlewares.add(FileMiddleware(pageFolder, urlBasePath: "/page", searchForIndexHtml: false, logger: Self.quietLogger()))
         addRoutes(router)
         let webSocketRouter = Router(context: BasicWebSocketRequestContext.self)
-        webSocketRouter.ws("/api/live") { _, _ in .upgrade([:]) } onUpgrade: { [self] inbound, outbound, _ in
+        // A refused upgrade is not upgraded: the request then reaches the HTTP router, whose guard
+        // answers 403 with the reason, and no stream is started.
+        webSocketRouter.ws("/api/live") { [access] request, _ in
+            access.verdict(request) == .allowed ? .upgrade([:]) : .dontUpgrade
+        } onUpgrade: { [self] inbound, outbound, _ in
             try await live(inbound: inbound, outbound: outbound)
         }
         let app = Application(
             router: router,
             server: .http1WebSocketUpgrade(webSocketRouter: webSocketRouter, configuration: .init(ws: .init(maxFrameSize: 1 << 22))),
             configuration: .init(address: .hostname("127.0.0.1", port: configuration.port), serverName: "toneshaper-edit"),
-            onServerRunning: { channel in onReady(channel.localAddress?.port ?? 0) },
+            onServerRunning: { [access] channel in
+                let port = channel.localAddress?.port ?? 0
+                access.listening(on: port)
+                onReady(port)
+            },
             logger: Self.quietLogger())
         try await app.runService()
     }

@@ -12,7 +12,9 @@ struct EditCommand: ParsableCommand {
         abstract: "Draw your own tone shapes: a local editor page with continuous play.",
         discussion: """
             Starts the shape editor on 127.0.0.1 (this machine only), prints its address and opens \
-            it in your browser when there is a display. Draw the frequency curve with points or a \
+            it in your browser when there is a display. The address carries a secret made for this \
+            run (?token=…): only a browser that opened it, and only the editor's own page, can use \
+            the editor; other local users and other web pages cannot. Draw the frequency curve with points or a \
             sketch, hear it while you edit (Play streams it to the page), save it to your library \
             ($XDG_DATA_HOME/toneshaper/presets, default ~/.local/share/toneshaper/presets), where \
             `render`, `play` and the rest find it by name.
@@ -67,12 +69,15 @@ struct EditCommand: ParsableCommand {
         let failure = Mutex<String?>(nil)
         let done = DispatchSemaphore(value: 0)
         let open = !noOpen
+        let opener = Mutex<String?>(nil)
         Task {
             do {
                 try await server.run { port in
-                    let url = "http://127.0.0.1:\(port)/"
+                    // The secret is in the address: printed for the user (stdout, their terminal),
+                    // never logged, and handed to the browser through a file only they can read.
+                    let url = server.access.openingURL(port: port)
                     Console.out("toneshaper edit: \(url) (editing \(server.startingShape.name); Ctrl-C stops)")
-                    if open { Self.openInBrowser(url) }
+                    if open { opener.withLock { $0 = Self.openInBrowser(url, port: port) } }
                 }
             } catch {
                 failure.withLock { $0 = "\(error)" }
@@ -88,6 +93,7 @@ struct EditCommand: ParsableCommand {
                 Console.error(line)
             }
         }
+        if let file = opener.withLock({ $0 }) { unlink(file) }
         if let player {
             let summary = player.stop()
             Console.out("instrument stopped: \(summary.notesPlayed) notes played, \(summary.xruns) xruns")
@@ -95,15 +101,49 @@ struct EditCommand: ParsableCommand {
         if let message = failure.withLock({ $0 }) { throw CLIError("the editor stopped: \(message)") }
     }
 
-    /// xdg-open, only when there is a display to open it on and the program exists.
-    static func openInBrowser(_ url: String) {
+    /// xdg-open, only when there is a display to open it on and the program exists. As Jupyter does,
+    /// the browser is given a 0600 file that redirects to the address, so the secret is not on
+    /// xdg-open's or the browser's command line, which every local user can read (/proc/PID/cmdline).
+    /// Returns the file to remove when the editor stops.
+    static func openInBrowser(_ url: String, port: Int) -> String? {
         let environment = ProcessInfo.processInfo.environment
-        guard environment["DISPLAY"] != nil || environment["WAYLAND_DISPLAY"] != nil else { return }
+        guard environment["DISPLAY"] != nil || environment["WAYLAND_DISPLAY"] != nil else { return nil }
+        let file: String
+        do {
+            file = try redirectFile(to: url, port: port)
+        } catch {
+            Console.error("toneshaper: \(error); open the address above yourself")
+            return nil
+        }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["xdg-open", url]
+        process.arguments = ["xdg-open", URL(fileURLWithPath: file).absoluteString]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { Console.error("toneshaper: could not run xdg-open (\(error)); open \(url) yourself") }
+        do { try process.run() } catch { Console.error("toneshaper: could not run xdg-open (\(error)); open the address above yourself") }
+        return file
+    }
+
+    /// A page that sends the browser on to `url`, created 0600 (O_EXCL: never an existing file) in
+    /// $XDG_RUNTIME_DIR (the user's own), else the temporary folder.
+    static func redirectFile(to url: String, port: Int) throws -> String {
+        let environment = ProcessInfo.processInfo.environment
+        let folder = environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.temporaryDirectory.path
+        let path = "\(folder)/toneshaper-edit-\(port)-\(UInt64.random(in: 0...UInt64.max)).html"
+        let html = """
+            <!doctype html><html><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=\(url)">
+            <title>ToneShaper editor</title></head><body><p><a href="\(url)">Open the ToneShaper editor</a></p></body></html>
+
+            """
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw CLIError("cannot create \(path) to open the browser with: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        let bytes = Array(html.utf8)
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        guard written == bytes.count else {
+            unlink(path)
+            throw CLIError("cannot write \(path) to open the browser with: \(String(cString: strerror(errno)))")
+        }
+        return path
     }
 }

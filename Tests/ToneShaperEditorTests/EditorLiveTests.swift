@@ -29,7 +29,7 @@ struct EditorLiveTests {
     func editWhilePlaying() async throws {
         let editor = try await RunningEditor()
         defer { editor.stop() }
-        let socket = try TestWebSocket(port: editor.port)
+        let socket = try editor.openLive()
         guard case .text(let format) = try socket.receive() else { throw EditorTestError("no format message") }
         #expect(format["type"] as? String == "format")
         let rate = try #require(format["sampleRate"] as? Double)
@@ -70,7 +70,7 @@ struct EditorLiveTests {
     func largestShapeOverTheSocket() async throws {
         let editor = try await RunningEditor()
         defer { editor.stop() }
-        let socket = try TestWebSocket(port: editor.port)
+        let socket = try editor.openLive()
         guard case .text = try socket.receive() else { throw EditorTestError("no format message") }
         let n = Shape.maximumPoints
         let points = (0..<n).map { Shape.Point(time: Double($0) / Double(n - 1), frequency: 300 + 60 * sin(Double($0) * 0.01)) }
@@ -93,7 +93,7 @@ struct EditorLiveTests {
     func invalidEditOverTheSocket() async throws {
         let editor = try await RunningEditor()
         defer { editor.stop() }
-        let socket = try TestWebSocket(port: editor.port)
+        let socket = try editor.openLive()
         _ = try socket.receive()
         try socket.send(["type": "shape", "seq": 1, "shape": Self.tone(300)])
         try socket.send(["type": "play", "on": true])

@@ -7,11 +7,14 @@ import ToneShaperCore
 import ToneShaperEditor
 import ToneShaperLibrary
 
-/// An editor server running in this process on a free port, with its own user library.
+/// An editor server running in this process on a free port, with its own user library. Its
+/// requests carry what the editor's own page sends: the secret and, on the socket, its Origin.
 final class RunningEditor: @unchecked Sendable {
     let port: Int
     let userLibrary: UserLibrary
     let root: URL
+    /// This run's secret (what `edit` puts in the address it prints).
+    let secret: String
     private let task: Task<Void, any Error>
 
     static var repository: URL {
@@ -27,6 +30,7 @@ final class RunningEditor: @unchecked Sendable {
         config.pageFolder = Self.repository.appendingPathComponent("Sources/ToneShaperEditor/Page").path
         config.initialShape = initialShape
         let server = try EditorServer(configuration: config)
+        secret = server.access.secret
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         task = Task { try await server.run { continuation.yield($0) } }
         var iterator = ports.makeAsyncIterator()
@@ -41,19 +45,107 @@ final class RunningEditor: @unchecked Sendable {
 
     func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
 
-    /// One request; the status and the body.
-    func request(_ method: String, _ path: String, body: Data? = nil) async throws -> (status: Int, body: Data) {
+    /// The page's own origin, as a browser sends it.
+    var origin: String { "http://127.0.0.1:\(port)" }
+
+    /// What a script holding the secret sends: the Authorization header, and the page's Origin.
+    var authorized: [String: String] { ["Authorization": "token \(secret)", "Origin": origin] }
+
+    /// One request (by default as a script with the secret); the status and the body.
+    func request(_ method: String, _ path: String, body: Data? = nil, headers: [String: String]? = nil) async throws -> (status: Int, body: Data) {
         var request = URLRequest(url: url(path))
         request.httpMethod = method
         request.httpBody = body
+        for (name, value) in headers ?? authorized { request.setValue(value, forHTTPHeaderField: name) }
         let (data, response) = try await URLSession.shared.data(for: request)
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
     }
 
-    func json(_ method: String, _ path: String, body: Data? = nil) async throws -> (status: Int, object: [String: Any]) {
-        let (status, data) = try await request(method, path, body: body)
+    func json(_ method: String, _ path: String, body: Data? = nil, headers: [String: String]? = nil) async throws -> (status: Int, object: [String: Any]) {
+        let (status, data) = try await request(method, path, body: body, headers: headers)
         return (status, (try JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:])
     }
+
+    /// The live stream, opened as the editor's page opens it (its Origin, the cookie).
+    func openLive() throws -> TestWebSocket {
+        try TestWebSocket(port: port, headers: ["Origin: \(origin)", "Cookie: toneshaper-edit-\(port)=\(secret)"])
+    }
+}
+
+/// Runs blocking work (sockets, a child process) on a thread of its own, off Swift's cooperative pool.
+func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try work() }) }.start()
+    }
+}
+
+/// A TCP connection to 127.0.0.1 with a receive timeout (so a test cannot hang).
+func connectLocal(port: Int) throws -> Int32 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw EditorTestError("socket failed") }
+    var timeout = timeval(tv_sec: 60, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else { close(fd); throw EditorTestError("connect failed") }
+    return fd
+}
+
+/// One HTTP/1.1 request written byte for byte (every header line, Host included or left out, is
+/// the test's), and the whole answer read until the server closes: what no HTTP client lets a test send.
+struct RawAnswer: Sendable {
+    let status: Int
+    let headers: [(name: String, value: String)]
+    let body: Data
+
+    /// On a thread of its own: the server answers on the same cooperative pool as the tests, and
+    /// a blocked pool thread would keep it from answering.
+    static func send(port: Int, _ requestLine: String, headers: [String], body: Data = Data()) async throws -> RawAnswer {
+        try await offThePool { try exchange(port: port, requestLine, headers: headers, body: body) }
+    }
+
+    private static func exchange(port: Int, _ requestLine: String, headers: [String], body: Data) throws -> RawAnswer {
+        let fd = try connectLocal(port: port)
+        defer { close(fd) }
+        var head = requestLine + "\r\n" + headers.map { $0 + "\r\n" }.joined()
+        if !body.isEmpty { head += "Content-Length: \(body.count)\r\n" }
+        head += "Connection: close\r\n\r\n"
+        let bytes = Array(head.utf8) + Array(body)
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard n > 0 else { break }  // the server may answer and close before reading a refused body
+            sent += n
+        }
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { break }
+            answer += buffer[..<n]
+            // An upgraded socket stays open: its head is the whole answer.
+            if answer.starts(with: Array("HTTP/1.1 101".utf8)), String(decoding: answer, as: UTF8.self).contains("\r\n\r\n") { break }
+        }
+        guard let end = answer.indices.first(where: { Array(answer[$0..<min($0 + 4, answer.count)]) == [13, 10, 13, 10] }) else {
+            throw EditorTestError("no HTTP answer: \(String(decoding: answer, as: UTF8.self))")
+        }
+        let lines = String(decoding: answer[..<end], as: UTF8.self).components(separatedBy: "\r\n")
+        let status = Int(lines[0].split(separator: " ").dropFirst().first ?? "") ?? 0
+        let fields = lines.dropFirst().compactMap { line -> (String, String)? in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        return RawAnswer(status: status, headers: fields, body: Data(answer[(end + 4)...]))
+    }
+
+    func header(_ name: String) -> [String] { headers.filter { $0.name.lowercased() == name.lowercased() }.map(\.value) }
+
+    var json: [String: Any] { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:] }
 }
 
 struct EditorTestError: Error, CustomStringConvertible {
@@ -68,21 +160,11 @@ struct EditorTestError: Error, CustomStringConvertible {
 final class TestWebSocket {
     private let fd: Int32
 
-    init(port: Int, path: String = "/api/live") throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw EditorTestError("socket failed") }
-        var timeout = timeval(tv_sec: 60, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { close(fd); throw EditorTestError("connect failed") }
+    /// `headers`: further request lines (Origin, Cookie), as the page's browser would send them.
+    init(port: Int, path: String = "/api/live", headers: [String] = []) throws {
+        fd = try connectLocal(port: port)
         let handshake = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n" + headers.map { $0 + "\r\n" }.joined() + "\r\n"
         try write(Array(handshake.utf8))
         var head: [UInt8] = []
         while !head.ends(with: [13, 10, 13, 10]) { head += try read(1) }

@@ -70,19 +70,29 @@ struct ShapeLibraryEndToEndTests {
         #expect(abs(try Self.frequency(work.path("program.wav")) - 600) < 0.5, "\(byProgram.stderr)")
     }
 
-    @Test("edit serves on 127.0.0.1, prints its address, and Ctrl-C stops it cleanly")
+    @Test("edit serves on 127.0.0.1, prints its address with this run's secret (nothing answers without it), and Ctrl-C stops it cleanly")
     func editStartsAndStops() throws {
         let work = try Workspace()
         defer { work.remove() }
         let editor = try work.start(["edit", "siren", "--no-open", "--port", "0"])
         editor.waitForFirstLine()
         let line = editor.stdoutSoFar
-        let match = try #require(line.firstMatch(of: /toneshaper edit: (http:\/\/127\.0\.0\.1:(\d+)\/) \(editing siren; Ctrl-C stops\)/), "\(line)")
+        let match = try #require(line.firstMatch(of: /toneshaper edit: (http:\/\/127\.0\.0\.1:(\d+)\/)\?token=([0-9a-f]{32,}) \(editing siren; Ctrl-C stops\)/), "\(line)")
         let url = try #require(URL(string: String(match.1) + "api/info"))
-        let done = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var body = Data()
-        URLSession.shared.dataTask(with: url) { data, _, _ in body = data ?? Data(); done.signal() }.resume()
-        #expect(done.wait(timeout: .now() + 10) == .success)
+        func get(_ secret: Substring?) -> (status: Int, body: Data) {
+            var request = URLRequest(url: url)
+            if let secret { request.setValue("token \(secret)", forHTTPHeaderField: "Authorization") }
+            let done = DispatchSemaphore(value: 0)
+            nonisolated(unsafe) var answer = (status: 0, body: Data())
+            URLSession.shared.dataTask(with: request) { data, response, _ in
+                answer = ((response as? HTTPURLResponse)?.statusCode ?? 0, data ?? Data()); done.signal()
+            }.resume()
+            #expect(done.wait(timeout: .now() + 10) == .success)
+            return answer
+        }
+        #expect(get(nil).status == 403)
+        let (status, body) = get(match.3)
+        #expect(status == 200)
         let info = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
         #expect(info["initialName"] as? String == "siren")
         #expect(info["userLibrary"] as? String == work.userPresets)
