@@ -144,9 +144,11 @@ struct EditorGuardMiddleware<Context: RequestContext>: RouterMiddleware {
         switch access.verdict(request) {
         case .allowed:
             var response = try await next(request, context)
-            // The page must not be framed by another page (a click on a hidden Save).
+            // The page must not be framed by another page (a click on a hidden Save), and nothing
+            // is kept in the browser's cache, where another page's <script> would find it unchecked.
             response.headers[.contentSecurityPolicy] = "frame-ancestors 'none'"
             response.headers[EditorAccess.frameOptions] = "DENY"
+            response.headers[.cacheControl] = "no-store"
             return response
         case .exchange:
             return access.exchangeResponse()

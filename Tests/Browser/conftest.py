@@ -28,7 +28,8 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
 REPO = Path(__file__).resolve().parents[2]
-URL_PATTERN = re.compile(r"http://127\.0\.0\.1:(\d+)/")
+# The address `edit` prints: its page, with this run's secret to exchange for a cookie.
+URL_PATTERN = re.compile(r"http://127\.0\.0\.1:(\d+)/\?token=([0-9a-f]{32,})")
 CHROMIUM = os.environ.get("CHROMIUM_BIN", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("CHROMEDRIVER_BIN", "/usr/bin/chromedriver")
 
@@ -69,7 +70,9 @@ class EditorServer:
             lines.put(None)
 
         threading.Thread(target=pump, daemon=True).start()
-        self.url = None
+        self.url = None  # the printed address, secret included
+        self.base = None  # http://127.0.0.1:PORT (the page's origin)
+        self.secret = None
         deadline = time.monotonic() + 30
         while self.url is None:
             remaining = deadline - time.monotonic()
@@ -88,6 +91,9 @@ class EditorServer:
             match = URL_PATTERN.search(line)
             if match:
                 self.url = match.group(0)
+                self.port = int(match.group(1))
+                self.base = f"http://127.0.0.1:{self.port}"
+                self.secret = match.group(2)
 
     def stderr(self):
         try:
@@ -95,11 +101,15 @@ class EditorServer:
         except OSError:
             return ""
 
-    def api(self, method, path, body=None):
-        """Calls the API directly: (status, decoded JSON or raw bytes, headers)."""
+    def api(self, method, path, body=None, headers=None):
+        """Calls the API directly as a script holding the secret does (docs/editor-api.md:
+        Authorization: token SECRET, and the page's Origin): (status, decoded JSON or raw bytes, headers).
+        `headers` replaces those two."""
         data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(self.url.rstrip("/") + path, data=data, method=method,
-                                         headers={"Content-Type": "application/json"} if data else {})
+        sent = {"Authorization": f"token {self.secret}", "Origin": self.base} if headers is None else dict(headers)
+        if data:
+            sent["Content-Type"] = "application/json"
+        request = urllib.request.Request(self.base + path, data=data, method=method, headers=sent)
         try:
             with urllib.request.urlopen(request, timeout=30) as response:
                 status, raw, headers = response.status, response.read(), response.headers
@@ -154,8 +164,9 @@ def start_server(toneshaper_bin, tmp_path):
 # ---- the browser -----------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="session")
-def driver():
+def start_chromium(network_log=False):
+    """Headless Debian Chromium; with `network_log`, its DevTools Network events are kept in the
+    "performance" log, so a test can read the status of every request a page made."""
     for path in (CHROMIUM, CHROMEDRIVER):
         if not os.path.exists(path):
             pytest.fail(f"{path} is missing: apt-get install chromium chromium-driver", pytrace=False)
@@ -164,9 +175,28 @@ def driver():
     for argument in ("--headless=new", "--no-sandbox", "--autoplay-policy=no-user-gesture-required",
                      "--window-size=1280,900", "--disable-dev-shm-usage"):
         options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    logs = {"browser": "ALL"}
+    if network_log:
+        logs["performance"] = "ALL"
+        options.add_experimental_option("perfLoggingPrefs", {"enableNetwork": True, "enablePage": False})
+    options.set_capability("goog:loggingPrefs", logs)
     browser = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     browser.set_script_timeout(30)
+    return browser
+
+
+@pytest.fixture(scope="session")
+def driver():
+    browser = start_chromium()
+    yield browser
+    browser.quit()
+
+
+@pytest.fixture
+def network_driver():
+    """A browser of its own whose network traffic the test reads (not the shared one: the live
+    stream's frames would fill its log in the other tests)."""
+    browser = start_chromium(network_log=True)
     yield browser
     browser.quit()
 
@@ -224,7 +254,10 @@ class EditorPage:
             raise AssertionError(f"timed out waiting for {message}; browser log: {logs}") from error
 
     def open(self):
+        """Opens the address the server printed, as a user does: the secret becomes a cookie and
+        the browser is sent on to the page's address without it."""
         self.driver.get(self.server.url)
+        self.wait(lambda: self.driver.current_url == self.server.base + "/", 10, "the redirect to the page without the token")
         self.wait(lambda: self.js("!!(window.toneshaperEditor && window.toneshaperEditor.ready)"), 30, "the page to be ready")
         self.settle()
 

@@ -147,6 +147,9 @@ struct EditorAccessTests {
         // ...and no other page may show it in a frame (a click on a hidden Save).
         #expect(navigation.header("Content-Security-Policy") == ["frame-ancestors 'none'"])
         #expect(navigation.header("X-Frame-Options") == ["DENY"])
+        // Nothing is left in the browser's cache for another page to load without asking the editor.
+        let script = try await RawAnswer.send(port: p, "GET /page/js/main.js HTTP/1.1", headers: [host, jar, "Sec-Fetch-Site: same-origin"])
+        #expect(script.status == 200 && script.header("Cache-Control") == ["no-store"])
     }
 
     @Test("the live stream opens only for the page's own Origin with the secret; a refused upgrade is not upgraded and starts no stream")

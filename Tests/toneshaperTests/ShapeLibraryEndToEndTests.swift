@@ -104,6 +104,38 @@ struct ShapeLibraryEndToEndTests {
         #expect(bad.status != 0)
         #expect(bad.stderr.hasPrefix("toneshaper: unknown preset 'no-such-shape'"))
     }
+
+    @Test("edit opens the browser through a file only the user can read, so the secret is on no command line; the file goes when edit stops")
+    func editOpensThroughAPrivateFile() throws {
+        let work = try Workspace()
+        defer { work.remove() }
+        let bin = work.path("bin"), runtime = work.path("run"), log = work.path("xdg-open.log")
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        // A stand-in for xdg-open: what it was given, and the mode and text of the file it names.
+        try "#!/bin/sh\nf=\"${1#file://}\"\n{ echo \"ARGS $*\"; stat -c 'MODE %a' \"$f\"; cat \"$f\"; } > \(log).part && mv \(log).part \(log)\n"
+            .write(toFile: bin + "/xdg-open", atomically: true, encoding: .utf8)
+        chmod(bin + "/xdg-open", 0o755)
+        let environment = work.alsaEnvironment.merging([
+            "PATH": bin + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"),
+            "DISPLAY": ":99", "XDG_RUNTIME_DIR": runtime,
+        ]) { $1 }
+        let editor = try ProgramRunner.Running(["edit", "siren", "--port", "0"], environment: environment, stdin: nil, in: work.folder)
+        editor.waitForFirstLine()
+        let match = try #require(editor.stdoutSoFar.firstMatch(of: /(http:\/\/127\.0\.0\.1:\d+\/\?token=([0-9a-f]+))/))
+        let deadline = Date().addingTimeInterval(20)
+        while !FileManager.default.fileExists(atPath: log) && Date() < deadline { usleep(50_000) }
+        let opened = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        let lines = opened.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("ARGS file://\(runtime)/toneshaper-edit-") == true, "\(opened)")
+        #expect(!(lines.first ?? "").contains(match.2), "the secret is on xdg-open's command line")
+        #expect(lines.dropFirst().first == "MODE 600", "\(opened)")
+        #expect(opened.contains("url=\(match.1)"), "\(opened)")
+        kill(editor.process.processIdentifier, SIGINT)
+        let result = editor.finish()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: runtime).isEmpty)
+    }
 }
 
 @Suite("Microtuning from the command line")
