@@ -32,7 +32,7 @@ final class RunningEditor: @unchecked Sendable {
         let server = try EditorServer(configuration: config)
         secret = server.access.secret
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        task = Task { try await server.run { continuation.yield($0) } }
+        task = Task(executorPreference: ServerThreads.shared) { try await server.run { continuation.yield($0) } }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next() else { throw EditorTestError("the server did not start") }
         self.port = port
@@ -146,6 +146,38 @@ struct RawAnswer: Sendable {
     func header(_ name: String) -> [String] { headers.filter { $0.name.lowercased() == name.lowercased() }.map(\.value) }
 
     var json: [String: Any] { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:] }
+}
+
+/// Threads of the test servers' own. Swift's cooperative pool has one thread per core (two
+/// here), and other suites' long synchronous tests and the blocking sockets of these ones hold
+/// them: a server on that pool could not answer for minutes. Its tasks (every connection's, the
+/// live stream's) inherit this executor preference.
+final class ServerThreads: TaskExecutor, @unchecked Sendable {
+    static let shared = ServerThreads(count: 2)
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+
+    private init(count: Int) {
+        for _ in 0..<count { Thread { [unowned self] in work() }.start() }
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        condition.lock()
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func work() {
+        while true {
+            condition.lock()
+            while jobs.isEmpty { condition.wait() }
+            let job = jobs.removeFirst()
+            condition.unlock()
+            job.runSynchronously(on: asUnownedTaskExecutor())
+        }
+    }
 }
 
 struct EditorTestError: Error, CustomStringConvertible {
