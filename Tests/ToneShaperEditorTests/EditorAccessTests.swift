@@ -183,7 +183,7 @@ struct EditorAccessTests {
     static func curl(_ arguments: [String]) async throws -> (code: Int, body: String) {
         let curl = "/usr/bin/curl"
         guard FileManager.default.isExecutableFile(atPath: curl) else {
-            throw EditorTestError("\(curl) is missing: apt-get install curl (.ci/install-deps installs it)")
+            throw EditorTestError("\(curl) is missing: apt-get install curl (.ci/install-deps --tests installs it)")
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: curl)

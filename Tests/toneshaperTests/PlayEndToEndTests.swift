@@ -265,7 +265,7 @@ struct TakeSurvivesTests {
     @Test("a take stopped with SIGINT or killed with SIGKILL decodes with sox and python-soundfile to within a second of what was played; an Ogg take is one stream",
           arguments: ["wav", "flac", "ogg"], [SIGINT, SIGKILL])
     func takeSurvives(ext: String, signal: Int32) throws {
-        try #require(Self.decodersMissing == nil, "\(Self.decodersMissing ?? "") is missing: run bash .ci/install-deps")
+        try #require(Self.decodersMissing == nil, "\(Self.decodersMissing ?? "") is missing: run bash .ci/install-deps --tests")
         let work = try Workspace()
         defer { work.remove() }
         try Self.pacedDevice(in: work)
