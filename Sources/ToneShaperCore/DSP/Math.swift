@@ -19,8 +19,11 @@ import Darwin
 @inline(__always) var roundingMagic: SIMD8<Double> { SIMD8(repeating: 6_755_399_441_055_744.0) }
 
 /// Fractional part for x ≥ 0 via truncation (cvttsd2si), avoiding a libm `floor` call on baseline x86-64.
+/// A value no Int64 holds (NaN, infinite, beyond 2^63) gives 0 instead of a trap: such a phase has
+/// no fraction left to keep, and the audio thread must not stop over it.
 @inline(__always) func fractionalPart(_ x: Double) -> Double {
-    x - Double(Int64(truncatingIfNeeded: Int64(x)))
+    guard x.magnitude < 0x1p63 else { return 0 }
+    return x - Double(Int64(x))
 }
 
 /// sin(2πy) for y in [−½, ½], as a polynomial: ~2e-7 accurate, branch-free, eight at a time.

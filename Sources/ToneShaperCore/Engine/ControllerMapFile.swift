@@ -12,9 +12,18 @@ import Foundation
 /// ```
 /// Channels are written 1...16 as on a keyboard's display; without one, the line applies to all.
 public enum ControllerMapFile {
+    /// The largest mapping file read: one line per controller, channel and parameter is far less.
+    public static let maximumFileBytes = 1 << 20
+
     public static func load(path: String) throws(MappingError) -> ControllerMap {
-        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
-            throw MappingError(file: path, line: 0, message: "cannot be read")
+        let data: [UInt8]
+        do {
+            data = try BoundedRead.contents(of: path, limit: maximumFileBytes)
+        } catch {
+            throw MappingError(file: path, line: 0, message: error.description + (error.description.hasPrefix("is larger") ? "; not a controller mapping" : ""))
+        }
+        guard let text = String(validating: data, as: UTF8.self) else {
+            throw MappingError(file: path, line: 0, message: "is not UTF-8 text")
         }
         return try parse(text, file: path)
     }

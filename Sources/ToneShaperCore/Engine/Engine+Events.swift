@@ -125,6 +125,8 @@ extension Engine {
 
     /// Sets a parameter in its own unit; values outside its limits are clamped.
     public func setParameter(_ parameter: Parameter, _ rawValue: Double, part p: Int) {
+        // NaN passes through min/max untouched, and a duration or fidelity of NaN would trap.
+        guard !rawValue.isNaN else { return }
         let value = min(max(rawValue, parameter.limits.lowerBound), parameter.limits.upperBound)
         let part = parts + p
         let slot = slots + part.pointee.currentSlot

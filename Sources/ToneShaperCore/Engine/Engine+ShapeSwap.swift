@@ -31,6 +31,13 @@ extension Engine {
             v.pointee.envelopeKind = info.envelopeKind
             v.pointee.envelopeDecay = _exp(-info.envelopeRate / sampleRate)
             v.pointee.noteRatio = noteRatio(v.pointee.note, root: info.rootNote)
+            // A key the new shape cannot sound on (its root moved it out of range) fades out.
+            if !PlayableRange.sounds(ratio: v.pointee.noteRatio, lowest: info.lowest, highest: info.highest,
+                                     audible: PlayableRange.audibleLimit(wave: v.pointee.wave, sampleRate: sampleRate))
+                && v.pointee.stage == .playing {
+                release(v)
+                v.pointee.ramp(to: 0, samples: stealFadeSamples)
+            }
         }
         return previous
     }

@@ -181,7 +181,10 @@ extension Engine {
             for j in 0..<partVoiceCount[p] {
                 let v = voices + row[j]
                 if v.pointee.stage == .idle { continue }  // freed at a tick earlier in the span
-                v.pointee.render(count: m, intoPeriod: into, slot: slots + v.pointee.slot, ratio: v.pointee.noteRatio * ratio,
+                let slot = slots + v.pointee.slot
+                // Bends and vibrato take no voice past its shape's ceiling (see `PlayableRange`).
+                let played = PlayableRange.bounded(v.pointee.noteRatio * ratio, cap: slot.pointee.ratioCap)
+                v.pointee.render(count: m, intoPeriod: into, slot: slot, ratio: played,
                                  halfStep: halfStep, scratch: scratch, tables: tables,
                                  nyquistReciprocal: nyquistReciprocal, into: segmentBus)
             }

@@ -12,8 +12,12 @@ extension Engine {
     }
 
     func noteOn(part p: Int, note: UInt8, velocity: UInt8) {
-        // A key the tuning leaves unmapped plays nothing (Scala's 'x').
+        // A key the tuning leaves unmapped plays nothing (Scala's 'x'); nor does one whose pitch,
+        // on this part's shape, is not finite or lies beyond what can be played (see `PlayableRange`).
         guard !keySemitones[Int(note & 127)].isNaN else { return }
+        let info = presets.info[slots[parts[p].currentSlot].preset]
+        guard PlayableRange.sounds(ratio: noteRatio(note, root: info.rootNote), lowest: info.lowest, highest: info.highest,
+                                   audible: PlayableRange.audibleLimit(wave: parts[p].wave, sampleRate: sampleRate)) else { return }
         // Same key again on this channel: retrigger that voice (phase continues, no click).
         for i in 0..<voiceCount where voices[i].stage != .idle && voices[i].part == p && voices[i].note == note
             && voices[i].pendingPart < 0 {
@@ -109,7 +113,7 @@ extension Engine {
         // A retriggered voice's wave carries on from its phase now; a fresh one starts at 0.
         if retrigger { v.pointee.settlePhase(halfStep: halfStep) }
         v.pointee.phaseSteps = 0
-        v.pointee.frequencyRatio = v.pointee.noteRatio * currentRatio(part: p)
+        v.pointee.frequencyRatio = PlayableRange.bounded(v.pointee.noteRatio * currentRatio(part: p), cap: slots[slotIndex].ratioCap)
         v.pointee.frequency = slots[slotIndex].curve.value(at: 0) * v.pointee.frequencyRatio
         if !retrigger {
             v.pointee.phase = 0

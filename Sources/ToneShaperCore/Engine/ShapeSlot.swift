@@ -22,6 +22,9 @@ struct ShapeSlot {
     /// Where a pass ends: half a step before `period`, so the S-th step wraps whichever way the
     /// float product S·du rounds (a pass is exactly S samples, as in the article).
     var loopPoint: Double = 1
+    /// The largest transposition ratio a voice on this slot plays at: the shape's highest point
+    /// times it is `PlayableRange.ceiling` (bends and vibrato are held under it).
+    var ratioCap: Double = 1
 
     init(pointCapacity: Int) {
         curve = FrequencyCurve(capacity: pointCapacity)
@@ -37,6 +40,7 @@ struct ShapeSlot {
         let info = table.info[preset]
         fidelity = Double(info.fidelity); fidelityTarget = fidelity
         duration = info.duration; durationTarget = duration
+        ratioCap = PlayableRange.ceiling / info.highest
         requantize(table: table)
         updateStep(sampleRate: sampleRate)
     }
@@ -105,6 +109,9 @@ struct PresetTable {
         var attack: Double
         var release: Double
         var program: Int
+        /// The lowest and highest frequency of the points: which keys can sound the shape.
+        var lowest: Double
+        var highest: Double
 
         /// The settings of `shape`, its points at `times`/`frequencies` (filled here).
         init(_ s: Shape, times: UnsafeMutablePointer<Double>, frequencies: UnsafeMutablePointer<Double>) {
@@ -113,6 +120,11 @@ struct PresetTable {
                 frequencies[j] = p.frequency
             }
             var kind: UInt8 = 0, rate = 0.0
+            var low = Double.infinity, high = 0.0
+            for p in s.points {
+                low = min(low, p.frequency); high = max(high, p.frequency)
+            }
+            lowest = low; highest = high
             switch s.envelope {
             case .constant: kind = 0
             case .linearDecay: kind = 1

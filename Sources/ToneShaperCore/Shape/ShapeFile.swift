@@ -27,15 +27,28 @@ public enum ShapeFile {
     }
     struct EchoDocument: Codable { var delay: Double; var volume: Double }
 
+    /// The largest shape file read: a shape of `Shape.maximumPoints` points, pretty-printed, is
+    /// about 250 KB, and the editor takes at most 2 MB. A larger file is refused before it is
+    /// decoded (JSON decoding takes several times the file's size in memory).
+    public static let maximumFileBytes = 2 << 20
+
     public static func load(path: String) throws(ShapeError) -> Shape {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ShapeError(file: path, field: "(file)", value: "", reason: "cannot be read")
+        let bytes: [UInt8]
+        do {
+            bytes = try BoundedRead.contents(of: path, limit: maximumFileBytes)
+        } catch {
+            throw ShapeError(file: path, field: "(file)", value: "", reason: error.description
+                             + (error.description.hasPrefix("is larger") ? ", more than any shape needs; not read" : ""))
         }
         let fallbackName = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
-        return try decode(data, file: path, fallbackName: fallbackName)
+        return try decode(Data(bytes), file: path, fallbackName: fallbackName)
     }
 
     public static func decode(_ data: Data, file: String? = nil, fallbackName: String = "shape") throws(ShapeError) -> Shape {
+        guard data.count <= maximumFileBytes else {
+            throw ShapeError(file: file, field: "(file)", value: "\(data.count) bytes",
+                             reason: "is larger than \(BoundedRead.size(maximumFileBytes)), more than any shape needs; not decoded")
+        }
         let doc: Document
         do {
             doc = try JSONDecoder().decode(Document.self, from: data)

@@ -39,7 +39,8 @@ public struct Tuning: Sendable, Equatable {
                 let size = map.entries.count
                 let cycles = Int((Double(offset) / Double(size)).rounded(.down))
                 guard let degree = map.entries[offset - cycles * size] else { continue }
-                pitches[key] = scale.log2Ratio(degree: degree) + Double(cycles) * octave
+                // (cycles 0 adds nothing, even to an octave too wide for a Double: 0 × ∞ would be NaN)
+                pitches[key] = scale.log2Ratio(degree: degree) + (cycles == 0 ? 0 : Double(cycles) * octave)
             }
         }
         self.init(semitones: pitches.map { $0.map { 12 * $0 } })
@@ -59,7 +60,7 @@ public struct ScalaScale: Sendable, Equatable {
         let n = log2Ratios.count
         let periods = Int((Double(d) / Double(n)).rounded(.down))
         let step = d - periods * n
-        return Double(periods) * log2Ratios[n - 1] + (step == 0 ? 0 : log2Ratios[step - 1])
+        return (periods == 0 ? 0 : Double(periods) * log2Ratios[n - 1]) + (step == 0 ? 0 : log2Ratios[step - 1])
     }
 
     public static func load(path: String) throws(TuningError) -> ScalaScale {
@@ -90,20 +91,35 @@ public struct ScalaScale: Sendable, Equatable {
         return ScalaScale(description: description.text.trimmingCharacters(in: .whitespaces), log2Ratios: ratios)
     }
 
-    /// One pitch as log2 of its ratio.
+    /// One pitch as log2 of its ratio. Any finite number of cents and any positive whole numbers
+    /// are legal Scala (the format sets no upper limit): a pitch far out of range is read, and the
+    /// keys it puts beyond what can be played stay silent (see `PlayableRange`).
     static func pitch(_ word: String, file: String, line: Int) throws(TuningError) -> Double {
         if word.contains(".") {
-            guard let cents = Double(word), cents.isFinite, abs(cents) < 1e6 else {
-                throw TuningError(file: file, line: line, "pitch '\(word)' is not a number of cents")
+            guard let cents = Double(word), cents.isFinite else {
+                throw TuningError(file: file, line: line, "pitch '\(word)' is not a finite number of cents")
             }
             return cents / 1200
         }
         let parts = word.split(separator: "/", omittingEmptySubsequences: false)
-        guard (1...2).contains(parts.count), let a = Double(parts[0]), let b = parts.count == 2 ? Double(parts[1]) : 1,
-              parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isNumber) }), a > 0, b > 0 else {
+        guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy({ $0 >= "0" && $0 <= "9" }) }),
+              let a = wholeNumberLog2(parts[0]), let b = parts.count == 2 ? wholeNumberLog2(parts[1]) : 0 else {
             throw TuningError(file: file, line: line, "pitch '\(word)' is not cents (with a '.') or a ratio a/b of positive whole numbers")
         }
-        return log2(a / b)
+        // Numbers a Double holds exactly (below 2^53) divide first, as before: 9/8 is exactly 9.0/8.
+        if parts.allSatisfy({ $0.count <= 15 }), let x = Double(parts[0]), let y = parts.count == 2 ? Double(parts[1]) : 1 {
+            return log2(x / y)
+        }
+        return a - b
+    }
+
+    /// log2 of a positive whole number written in decimal, however many digits (a 400-digit
+    /// numerator is about 2^1329: finite in the log, infinite as a Double); nil for zero.
+    static func wholeNumberLog2(_ digits: Substring) -> Double? {
+        let significant = digits.drop { $0 == "0" }
+        guard !significant.isEmpty else { return nil }
+        guard significant.count > 17, let lead = Double(significant.prefix(17)) else { return Double(significant).map { log2($0) } }
+        return log2(lead) + Double(significant.count - 17) * log2(10.0)
     }
 }
 
@@ -140,7 +156,7 @@ public struct KeyboardMapping: Sendable, Equatable {
                 throw TuningError(file: file, line: lines[i].number, "\(name) '\(word)' is not \(i == 5 ? "a positive frequency" : "a whole number ≥ 0")")
             }
             if [1, 2, 3, 4].contains(i), value > 127 {
-                throw TuningError(file: file, line: lines[i].number, "\(name) \(Int(value)) is not a MIDI note 0...127")
+                throw TuningError(file: file, line: lines[i].number, "\(name) \(word) is not a MIDI note 0...127")
             }
             header.append(value)
         }
@@ -157,6 +173,11 @@ public struct KeyboardMapping: Sendable, Equatable {
         }
         // Scala lets a file stop early: the missing entries are unmapped.
         while entries.count < size { entries.append(nil) }
+        // Scala's formal octave is a scale degree; a scale has at most 4096 of them, so a degree
+        // beyond any scale is refused here rather than met as a number no Int holds.
+        guard header[6] <= 100_000 else {
+            throw TuningError(file: file, line: lines[6].number, "formal octave degree \(lines[6].text.split(whereSeparator: \.isWhitespace).first.map(String.init) ?? "") is above 100000, beyond any scale")
+        }
         return KeyboardMapping(firstNote: Int(header[1]), lastNote: Int(header[2]), middleNote: Int(header[3]),
                                referenceNote: Int(header[4]), referenceFrequency: header[5],
                                octaveDegree: Int(header[6]), entries: entries)
@@ -170,11 +191,18 @@ public struct TuningError: Error, CustomStringConvertible, Equatable {
         description = line.map { "\(file):\($0): \(reason)" } ?? "\(file): \(reason)"
     }
 
+    /// The largest tuning file read: the Scala archive's largest scale is a few KB.
+    public static let maximumFileBytes = 1 << 20
+
     static func read(_ path: String) throws(TuningError) -> String {
-        guard let data = FileManager.default.contents(atPath: path) else { throw TuningError(file: path, line: nil, "cannot be read") }
-        guard data.count <= 1 << 20 else { throw TuningError(file: path, line: nil, "is larger than 1 MB; not a tuning file") }
+        let data: [UInt8]
+        do {
+            data = try BoundedRead.contents(of: path, limit: maximumFileBytes)
+        } catch {
+            throw TuningError(file: path, line: nil, error.description + (error.description.hasPrefix("is larger") ? "; not a tuning file" : ""))
+        }
         // Scala files are often Latin-1 (descriptions with accents): read them as such when not UTF-8.
-        return String(data: data, encoding: .utf8) ?? String(decoding: data.map { $0 < 0x80 ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
+        return String(validating: data, as: UTF8.self) ?? String(decoding: data.map { $0 < 0x80 ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
     }
 
     /// Lines with their numbers, whatever the line ends (LF, CRLF, CR).
