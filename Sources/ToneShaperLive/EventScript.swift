@@ -34,6 +34,10 @@ public struct EventScript: Equatable, Sendable {
         events.map { TimedMIDIMessage(frame: Int64(($0.seconds * sampleRate).rounded()), message: $0.message) }
     }
 
+    /// Times are below this (1e7 s, about 16 weeks): far beyond any performance, and far below
+    /// where a frame count or a rounding in seconds goes wrong.
+    public static let latestTime = 1e7
+
     public static func parse(_ text: String, source: String = "stdin") throws(EventScriptError) -> EventScript {
         var parsed: [Event] = []
         for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
@@ -50,8 +54,12 @@ public struct EventScript: Equatable, Sendable {
                 let word = words.remove(at: c)
                 guard !words.isEmpty else { throw fail("'\(word)' needs a time and an event on its line") }
             }
-            guard let seconds = Double(words[0]), seconds.isFinite, seconds >= 0, seconds < 1e7 else {
-                throw fail("time '\(words[0])' is not a number of seconds ≥ 0")
+            guard let seconds = Double(words[0]), seconds.isFinite else {
+                throw fail("time '\(words[0])' is not a number of seconds")
+            }
+            guard seconds >= 0 else { throw fail("time '\(words[0])' is before the start (times are seconds from 0)") }
+            guard seconds < latestTime else {
+                throw fail("time '\(words[0])' is too late: a script's times must be below \(Int(latestTime)) seconds (about 16 weeks)")
             }
             guard words.count >= 2 else { throw fail("expected an event after the time (on, off, cc, bend, program, pressure)") }
             let kind = words[1].lowercased()

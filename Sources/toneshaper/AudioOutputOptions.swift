@@ -12,7 +12,7 @@ struct AudioOutputOptions: ParsableArguments {
     @Option(name: .long, help: "Output format: wav16, wav24, wav32f, flac16, flac24, ogg (default: from the extension).")
     var format: String?
 
-    @Option(name: .long, help: "Sample rate in Hz.")
+    @Option(name: .long, parsing: .unconditional, help: "Sample rate in Hz.")
     var rate: Int = 48_000
 
     @Option(name: .long, parsing: .unconditional, help: "Master gain in dB applied to the mix before the hard clip at 0 dBFS.")

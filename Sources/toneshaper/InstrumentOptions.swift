@@ -2,6 +2,7 @@ import Foundation
 import ArgumentParser
 import ToneShaperCore
 import ToneShaperLibrary
+import ToneShaperMIDI
 
 /// The instrument's set-up, the same for `play` and `render`: which presets the channels start
 /// on, which knob map, how many voices, which tuning and MPE zones.
@@ -19,7 +20,9 @@ struct InstrumentOptions: ParsableArguments {
             completion: .mappingNames)
     var map: String?
 
-    @Option(name: .long, help: "Voices in the pool.")
+    // Unconditional: "-1" is read as the value, so its own check says what is wrong with it
+    // (otherwise it looks like an option and the message is "Missing value").
+    @Option(name: .long, parsing: .unconditional, help: "Voices in the pool.")
     var voices: Int = 32
 
     @Option(name: .long, help: "Scala scale (.scl file, or the name of one in the Tunings folder, e.g. 19-edo) the keys are tuned to; default: 12-tone equal temperament.",
@@ -53,7 +56,33 @@ struct InstrumentOptions: ParsableArguments {
         /// --preset: one preset for everything, so program changes must not switch it.
         let ignoresProgramChanges: Bool
         let tuning: Tuning
+        /// How the note on silent keys names the tuning: "tuning FILE" or equal temperament.
+        let tuningLabel: String
         let mpe: MPEZones
+
+        /// The one line said at load about keys the tuning leaves silent (their pitch is not
+        /// finite, or beyond what `sampleRate` can play) on the shapes the channels start on and
+        /// those the performance's program changes select; nil when every key sounds.
+        func silentKeysNote(sampleRate: Double, programs: [UInt8] = []) -> String? {
+            var indices = channelPresets ?? [0]
+            if !ignoresProgramChanges {
+                for program in Set(programs).sorted() {
+                    if let index = programPresets[Int(program)] ?? library.shapes[..<library.listedCount].firstIndex(where: { $0.program == Int(program) }) {
+                        indices.append(index)
+                    }
+                }
+            }
+            let shapes = indices.filter { library.shapes.indices.contains($0) }.map { library.shapes[$0] }
+            return tuning.silentKeysNote(label: tuningLabel, shapes: shapes, sampleRate: sampleRate)
+        }
+
+        /// Prints `silentKeysNote` on stderr, when there is one.
+        func noteSilentKeys(sampleRate: Double, messages: [TimedMIDIMessage] = []) {
+            let programs = messages.compactMap { if case .programChange(_, let program) = $0.message { program } else { nil } }
+            if let note = silentKeysNote(sampleRate: sampleRate, programs: programs) {
+                FileHandle.standardError.write(Data("toneshaper: note: \(note)\n".utf8))
+            }
+        }
 
         func configuration(sampleRate: Double, voices: Int, masterGain: Double, threads: Int = 1) -> EngineConfiguration {
             var config = EngineConfiguration(sampleRate: sampleRate, voices: voices)
@@ -95,7 +124,7 @@ struct InstrumentOptions: ParsableArguments {
         }
         return Instrument(library: try shapes.presetLibrary(), controllerMap: controllerMap, channelPresets: channelPresets,
                           programPresets: programPresets, ignoresProgramChanges: preset != nil, tuning: tuning,
-                          mpe: try mpeZones())
+                          tuningLabel: self.tuning.map { "tuning \($0)" } ?? "12-tone equal temperament", mpe: try mpeZones())
     }
 
     /// A tuning file as given, or by name from the shipped Tunings folder ("19-edo" → Tunings/19-edo.scl).

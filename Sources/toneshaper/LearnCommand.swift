@@ -28,7 +28,7 @@ struct LearnCommand: ParsableCommand {
     @Option(name: .long, help: "Sequencer source to connect from: CLIENT:PORT or a client name (repeatable).")
     var connect: [String] = []
 
-    @Option(name: .long, help: "Listen to this MIDI channel only (1-16); the mapping line is then for that channel.")
+    @Option(name: .long, parsing: .unconditional, help: "Listen to this MIDI channel only (1-16); the mapping line is then for that channel.")
     var channel: Int?
 
     @Option(name: .customLong("midi-in"), help: "Take the first control change from this .mid file, or from an event script on stdin with '-'.")

@@ -5,7 +5,7 @@ import ToneShaperAudioFile
 /// How long a performance may be, and what it will take on disk: checked before anything is
 /// rendered, so a tiny file that claims years of music is one line, not a full disk.
 struct LengthLimit: ParsableArguments {
-    @Option(name: .customLong("max-length"), help: "Longest performance rendered, in hours (longer ones are refused).")
+    @Option(name: .customLong("max-length"), parsing: .unconditional, help: "Longest performance rendered, in hours (longer ones are refused).")
     var maxLength: Double = 24
 
     func validate() throws {
@@ -28,11 +28,21 @@ struct LengthLimit: ParsableArguments {
         }
     }
 
+    /// A length as a person says it: "12.50 s", "4 min 10 s", "2780 h 15 min", "143 years".
     static func describe(_ seconds: Double) -> String {
         guard seconds.isFinite else { return "forever" }
-        if seconds >= 86_400 * 365 { return String(format: "%.3g years", seconds / (86_400 * 365.25)) }
-        if seconds >= 3600 { return String(format: "%.3g h", seconds / 3600) }
-        return String(format: "%.2f s", seconds)
+        let year = 86_400 * 365.25
+        if seconds >= 1e6 * year { return "over a million years" }
+        if seconds >= 1000 * year { return String(format: "%.0f years", seconds / year) }
+        if seconds >= year { return String(format: "%.3g years", seconds / year) }
+        if seconds < 60 { return String(format: "%.2f s", seconds) }
+        // Whole minutes from here (under a year: an Int holds them), the largest unit first, zero parts left out.
+        let minutes = Int((seconds / 60).rounded())
+        if seconds < 3600 && minutes < 60 {
+            let whole = Int(seconds.rounded())
+            return whole % 60 == 0 ? "\(whole / 60) min" : "\(whole / 60) min \(whole % 60) s"
+        }
+        return minutes % 60 == 0 ? "\(minutes / 60) h" : "\(minutes / 60) h \(minutes % 60) min"
     }
 
     static func size(_ bytes: Double) -> String {

@@ -9,19 +9,19 @@ struct LiveDeviceOptions: ParsableArguments {
     @Option(name: .long, help: "ALSA PCM device (see `aplay -L`): default, hw:0, plughw:1,0, pipewire, ... (default: default)")
     var device: String?
 
-    @Option(name: .long, help: "Sample rate in Hz asked of the device (it may choose a near one).")
+    @Option(name: .long, parsing: .unconditional, help: "Sample rate in Hz asked of the device (it may choose a near one).")
     var rate: Int = 48_000
 
-    @Option(name: .long, help: "Frames per period: the block rendered at a time (default: 128, or more where the device needs it).")
+    @Option(name: .long, parsing: .unconditional, help: "Frames per period: the block rendered at a time (default: 128, or more where the device needs it).")
     var period: Int?
 
-    @Option(name: .long, help: "Periods in the device buffer (default: 3, with at least 8 ms in all).")
+    @Option(name: .long, parsing: .unconditional, help: "Periods in the device buffer (default: 3, with at least 8 ms in all).")
     var periods: Int?
 
     @Option(name: .long, help: "Sequencer source to connect from: CLIENT:PORT or a client name (repeatable; see `aconnect -i`).")
     var connect: [String] = []
 
-    @Option(name: .long, help: "Listen to this MIDI channel only (1-16).")
+    @Option(name: .long, parsing: .unconditional, help: "Listen to this MIDI channel only (1-16).")
     var channel: Int?
 
     @Flag(inversion: .prefixedNo, help: "Real-time (SCHED_FIFO) priority for the audio thread: asked for by default; --no-realtime runs it at normal priority.")

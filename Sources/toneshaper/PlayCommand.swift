@@ -36,7 +36,7 @@ struct PlayCommand: ParsableCommand {
 
     @OptionGroup var limit: LengthLimit
 
-    @Option(name: .long, help: "Threads that render voices: 2 spreads them over a second real-time thread when one core is not enough (default 1).")
+    @Option(name: .long, parsing: .unconditional, help: "Threads that render voices: 2 spreads them over a second real-time thread when one core is not enough (default 1).")
     var threads: Int = 1
 
     @Option(name: .long, parsing: .unconditional, help: "Master gain in dB applied to the mix before the hard clip at 0 dBFS.")
@@ -76,6 +76,7 @@ struct PlayCommand: ParsableCommand {
         let sequencer = performance == nil ? try live.openSequencer() : nil
         let pcm = try live.openPCM()
         let sampleRate = Double(pcm.sampleRate)
+        setup.noteSilentKeys(sampleRate: sampleRate, messages: performance?.timedMessages(sampleRate: sampleRate) ?? [])
 
         var config = setup.configuration(sampleRate: sampleRate, voices: instrument.voices, masterGain: pow(10, gain / 20),
                                          threads: threads)
@@ -252,13 +253,8 @@ enum Performance {
     case script(EventScript)
 
     static func load(_ path: String) throws -> Performance {
-        if path == "-" {
-            let data = FileHandle.standardInput.readDataToEndOfFile()
-            guard let text = String(data: data, encoding: .utf8) else { throw CLIError("stdin: the event script is not UTF-8 text") }
-            return .script(try EventScript.parse(text, source: "stdin"))
-        }
-        guard let data = FileManager.default.contents(atPath: path) else { throw CLIError("\(path): cannot be read") }
-        do { return .file(name: path, try MIDIFile.parse([UInt8](data))) } catch { throw CLIError("\(path): \(error)") }
+        if path == "-" { return .script(try InputFiles.scriptFromStandardInput()) }
+        return .file(name: path, try InputFiles.midiFile(path))
     }
 
     var name: String {

@@ -31,22 +31,22 @@ struct PlotCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "Output file: .svg, or .png for a spectrogram.")
     var output: String
 
-    @Option(name: .long, help: "Shape mode: passes through the shape (default 1).")
+    @Option(name: .long, parsing: .unconditional, help: "Shape mode: passes through the shape (default 1).")
     var cycles: Int?
 
-    @Option(name: .long, help: "Shape mode: MIDI note to play (default: the preset's root note).")
+    @Option(name: .long, parsing: .unconditional, help: "Shape mode: MIDI note to play (default: the preset's root note).")
     var note: Int?
 
-    @Option(name: .long, help: "Shape mode: sample rate of the render in Hz (default 48000).")
+    @Option(name: .long, parsing: .unconditional, help: "Shape mode: sample rate of the render in Hz (default 48000).")
     var rate: Int?
 
     @Flag(name: .long, help: "Spectrum mode: logarithmic frequency axis from 20 Hz.")
     var logFrequency = false
 
-    @Option(name: .long, help: "Spectrum mode: FFT length, a power of two 256...16384 (75% overlap).")
+    @Option(name: .long, parsing: .unconditional, help: "Spectrum mode: FFT length, a power of two 256...16384 (75% overlap).")
     var fftSize: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Spectrum mode: level shown black, in dBFS (default -120).", valueName: "dB"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Spectrum mode: level shown black, in dBFS (default -120).", valueName: "dB"))
     var floorDb: Double?
 
     /// The output's extension, lower-case: it decides the format.

@@ -17,7 +17,7 @@ struct RenderCommand: ParsableCommand {
     @Argument(help: "The .mid file to render.")
     var midiFile: String
 
-    @Option(name: .long, help: "Threads that render voices (default: one per core). The output is the same, sample for sample, whatever the number.")
+    @Option(name: .long, parsing: .unconditional, help: "Threads that render voices (default: one per core). The output is the same, sample for sample, whatever the number.")
     var threads: Int?
 
     /// Cores this process may run on.
@@ -43,23 +43,14 @@ struct RenderCommand: ParsableCommand {
             == URL(fileURLWithPath: midiFile).standardizedFileURL.resolvingSymlinksInPath() {
             throw CLIError("\(audio.output): is the MIDI file being rendered; choose another output")
         }
-        // The bytes live only while parsing: a 100 MB file is not kept twice through the render.
-        let file: MIDIFile
-        do {
-            guard let bytes = FileManager.default.contents(atPath: midiFile).map({ [UInt8]($0) }) else {
-                throw CLIError("\(midiFile): cannot be read")
-            }
-            file = try MIDIFile.parse(bytes)
-        } catch let error as CLIError {
-            throw error
-        } catch {
-            throw CLIError("\(midiFile): \(error)")
-        }
+        // The bytes live only while parsing: a large file is not kept twice through the render.
+        let file = try InputFiles.midiFile(midiFile)
         let frames = try limit.frames(seconds: file.durationSeconds + tail, rate: audio.rate, what: midiFile)
         var messages = file.timedMessages(sampleRate: Double(audio.rate))
         if setup.ignoresProgramChanges {
             messages.removeAll { if case .programChange = $0.message { return true } else { return false } }
         }
+        setup.noteSilentKeys(sampleRate: Double(audio.rate), messages: messages)
         let config = setup.configuration(sampleRate: Double(audio.rate), voices: instrument.voices, masterGain: audio.linearGain,
                                          threads: threads ?? Self.processorCount)
         let engine = Engine(library: setup.library, configuration: config, controllerMap: setup.controllerMap)

@@ -9,13 +9,13 @@ struct RenderShapeCommand: ParsableCommand {
     @Argument(help: "Preset name or program number (see `toneshaper presets`), or a shape .json file.", completion: .shapeNames)
     var preset: String
 
-    @Option(name: .long, help: "How many passes through the shape.")
+    @Option(name: .long, parsing: .unconditional, help: "How many passes through the shape.")
     var cycles: Int = 1
 
-    @Option(name: .long, help: "MIDI note to play (the preset's root note plays it untransposed).")
+    @Option(name: .long, parsing: .unconditional, help: "MIDI note to play (the preset's root note plays it untransposed).")
     var note: Int?
 
-    @Option(name: .long, help: "Velocity 1...127.")
+    @Option(name: .long, parsing: .unconditional, help: "Velocity 1...127.")
     var velocity: Int = 127
 
     @OptionGroup var audio: AudioOutputOptions

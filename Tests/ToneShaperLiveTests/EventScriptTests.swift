@@ -52,8 +52,11 @@ struct EventScriptTests {
 
     @Test("a bad line is refused with its line number and what is wrong", arguments: [
         ("0.5 on 60\n1.0 of 60", "stdin:2: unknown event 'of' (expected on, off, cc, bend, program or pressure)"),
-        ("x on 60", "stdin:1: time 'x' is not a number of seconds ≥ 0"),
-        ("-1 on 60", "stdin:1: time '-1' is not a number of seconds ≥ 0"),
+        ("x on 60", "stdin:1: time 'x' is not a number of seconds"),
+        ("inf on 60", "stdin:1: time 'inf' is not a number of seconds"),
+        ("-1 on 60", "stdin:1: time '-1' is before the start (times are seconds from 0)"),
+        // Refused, and the line says why: not a bad number, a time beyond any performance.
+        ("1e7 on 60", "stdin:1: time '1e7' is too late: a script's times must be below 10000000 seconds (about 16 weeks)"),
         ("\n\n0 on 128", "stdin:3: a note '128' is not 0...127"),
         ("0 cc 7", "stdin:1: 'cc' needs a value (0...127)"),
         ("0 bend 9000", "stdin:1: a bend '9000' is not -8192...8191"),
