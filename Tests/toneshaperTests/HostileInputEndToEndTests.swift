@@ -62,6 +62,7 @@ struct HostileInputEndToEndTests {
         #expect(lines.first?.hasPrefix("toneshaper: note: tuning \(name): keys ") == true, "\(r.stderr)")
         #expect(lines.first?.contains("stay silent with shape 'tone'") == true, "\(r.stderr)")
         let file = try AudioFileReader.read(path: work.path("out.wav"))
+        try #require(file.frames >= 5 * 48_000 / 4, "\(file.frames) frames")
         #expect(file.samples.allSatisfy { $0.isFinite && abs($0) <= 1 })
         // Key 45 is the shape's root: in every one of these scales it plays the shape as drawn.
         #expect(Self.level(file.samples, note: 0) > 0.01)
