@@ -1,4 +1,4 @@
-// libFuzzer entry point for ToneShaper's four readers of untrusted input.
+// libFuzzer entry point for ToneShaper's six readers of untrusted input.
 //
 // Not a SwiftPM target: Tests/Fuzz/run.sh compiles it with swiftc -sanitize=fuzzer,address together
 // with the readers' own sources (see the comment at the top of run.sh). One binary holds every
@@ -8,6 +8,8 @@
 //   shape   shape (preset) JSON ShapeFile.decode, then validate, an engine, 768 frames of two notes
 //   map     controller mapping  ControllerMapFile.parse, then every assignment through an engine
 //   script  event script        EventScript.parse, then timedMessages
+//   scl     Scala scale         ScalaScale.parse, a Tuning, every key of the keyboard and full bends through an engine
+//   kbm     Scala key mapping   KeyboardMapping.parse on two scales, then the same as scl
 //
 // Anything that traps is a finding; so is a broken promise the readers make (an error offset outside
 // the file, frames out of order, a sample that is not finite), turned into a trap here.
@@ -16,7 +18,7 @@ import Foundation
 import ToneShaperMIDI
 
 enum FuzzTarget: String, CaseIterable {
-    case midi, shape, map, script
+    case midi, shape, map, script, scl, kbm
 
     /// Read once: the environment does not change while libFuzzer runs.
     static let chosen: FuzzTarget = {
@@ -43,6 +45,8 @@ public func toneShaperFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     case .shape: fuzzShapeFile(bytes)
     case .map: fuzzControllerMap(bytes)
     case .script: fuzzEventScript(bytes)
+    case .scl: fuzzScalaScale(bytes)
+    case .kbm: fuzzKeyboardMapping(bytes)
     }
     return 0
 }
@@ -146,4 +150,71 @@ func fuzzEventScript(_ bytes: [UInt8]) {
     for (a, b) in zip(frames, frames.dropFirst()) where a > b { broken("frames out of order: \(a) before \(b)") }
     if let first = frames.first, first < 0 { broken("negative frame \(first)") }
     _ = script.durationSeconds
+}
+
+func fuzzScalaScale(_ bytes: [UInt8]) {
+    let scale: ScalaScale
+    do {
+        scale = try ScalaScale.parse(String(decoding: bytes, as: UTF8.self), file: "fuzz.scl")
+    } catch {
+        return
+    }
+    playEveryKey(Tuning(scale: scale), "scale")
+}
+
+/// A mapping means nothing without a scale: it is tried on a 12-note just scale and on one of a
+/// single 2/1 per degree (which sends the mapping's far keys out of range).
+let mappedScales = [
+    try! ScalaScale.parse("just\n 12\n 16/15\n 9/8\n 6/5\n 5/4\n 4/3\n 45/32\n 3/2\n 8/5\n 5/3\n 9/5\n 15/8\n 2/1\n"),
+    try! ScalaScale.parse("octaves\n 1\n 2/1\n"),
+]
+
+func fuzzKeyboardMapping(_ bytes: [UInt8]) {
+    let mapping: KeyboardMapping
+    do {
+        mapping = try KeyboardMapping.parse(String(decoding: bytes, as: UTF8.self), file: "fuzz.kbm")
+    } catch {
+        return
+    }
+    for scale in mappedScales { playEveryKey(Tuning(scale: scale, mapping: mapping), "mapping") }
+}
+
+/// A shape spanning 30...3000 Hz, drawn on key 60: wide enough that some keys of a stretched
+/// tuning are partly above Nyquist and others wholly.
+let tunedShape = Shape(name: "fuzz-sweep", points: [Shape.Point(time: 0, frequency: 30), Shape.Point(time: 0.5, frequency: 3000),
+                                                    Shape.Point(time: 1, frequency: 300)],
+                       duration: 1, minFrequency: 30, maxFrequency: 3000, wave: .bandLimitedSawtooth, fidelity: 1000, rootNote: 60)
+/// Tuned keys are the part of the engine's input a tuning decides; one library, built once.
+let tunedLibrary = try! PresetLibrary(shapes: [tunedShape])
+
+/// Every key of the keyboard, one at a time, then the largest bend range bent fully up and down
+/// with every voice held. A key sounds exactly when the load-time note does not call it silent,
+/// and every sample is finite.
+func playEveryKey(_ tuning: Tuning, _ what: String) {
+    var config = EngineConfiguration(sampleRate: 8_000, voices: 128)
+    config.tuning = tuning
+    config.mpe = try! MPEZones(lower: 15, upper: 0)
+    let engine = Engine(library: tunedLibrary, configuration: config)
+    let silent = Set(tuning.silentKeys(for: tunedShape, sampleRate: 8_000).all)
+    var sounding = 0
+    for key in 0..<128 {
+        let out = engine.render(frames: 8, events: [EngineEvent(offset: 0, .noteOn(channel: 1, note: UInt8(key), velocity: 100))])
+        checkSamples(out, "\(what), key \(key)")
+        let sounds = tuning.semitones[key] != nil && !silent.contains(key)
+        if sounds { sounding += 1 }
+        if engine.activeVoiceCount != sounding {
+            broken("\(what): after key \(key) \(engine.activeVoiceCount) voices sound; by the note, \(sounding) (key \(key) \(sounds ? "sounds" : "is silent"))")
+        }
+    }
+    var bends: [EngineEvent] = []
+    for channel: UInt8 in [0, 1] {
+        bends += [EngineEvent(offset: 0, .controlChange(channel: channel, controller: 101, value: 0)),
+                  EngineEvent(offset: 0, .controlChange(channel: channel, controller: 100, value: 0)),
+                  EngineEvent(offset: 0, .controlChange(channel: channel, controller: 6, value: 127)),
+                  EngineEvent(offset: 0, .controlChange(channel: channel, controller: 1, value: 127)),
+                  EngineEvent(offset: 0, .pitchBend(channel: channel, value: 8191)),
+                  EngineEvent(offset: 128, .pitchBend(channel: channel, value: -8192))]
+    }
+    bends.sort { $0.offset < $1.offset }
+    checkSamples(engine.render(frames: 256, events: bends), "\(what), bent")
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzes ToneShaper's four readers of untrusted input with libFuzzer, for a bounded time each.
+# Fuzzes ToneShaper's six readers of untrusted input with libFuzzer, for a bounded time each.
 #
 #   bash Tests/Fuzz/run.sh [SECONDS_PER_TARGET]          default 20 seconds per target
 #   TONESHAPER_FUZZ_TARGETS="shape map" bash Tests/Fuzz/run.sh 300     only some targets
@@ -8,6 +8,8 @@
 #   shape   shape (preset) JSON   ShapeFile.decode, then validate, an engine and 768 frames of two notes
 #   map     controller mappings   ControllerMapFile.parse, then every assignment through an engine
 #   script  event scripts         EventScript.parse, then timedMessages
+#   scl     Scala scales          ScalaScale.parse, a Tuning, every key and full bends through an engine
+#   kbm     Scala key mappings    KeyboardMapping.parse on two scales, then as scl
 #
 # Prints one line per target, then `fuzz: P passed, F failed` alone on a line. Exits 1 when a target
 # crashed, hung (> 10 s on one input), leaked or went over 2 GB; the input that did it is kept under
@@ -22,7 +24,7 @@
 #   every Core source, Sources/ToneShaperLive/EventScript.swift and Tests/Fuzz/Harness.swift make one
 #   module, ToneShaperFuzz, linked against it (and against Core's small C module, CThreadPlacement,
 #   compiled with the toolchain's clang). No project source is copied, edited or conditioned.
-#   One binary serves all four targets: the harness reads TONESHAPER_FUZZ_TARGET.
+#   One binary serves all six targets: the harness reads TONESHAPER_FUZZ_TARGET.
 # - Whole-module (-wmo): one compiler process per module, so the build keeps to one core.
 # - -O -g by default: about 45 s to build instead of 15 s at -Onone, but 1.2 to 3.5 times the inputs
 #   per second, and it fuzzes the code as it ships (Swift keeps its bounds and overflow traps at -O).
@@ -33,7 +35,7 @@
 #   llvm-symbolizer (usr/lib/swift/clang/lib/linux, usr/bin). swiftc only looks there, so a distribution's
 #   clang runtime packages would not help; a toolchain without them fails a 3-line probe, said in one line.
 #
-# Seeds are the project's own files (Examples/*.mid, Presets/*.json, Mappings/*.map), the
+# Seeds are the project's own files (Examples/*.mid, Presets/*.json, Mappings/*.map, Tunings/*.scl|kbm), the
 # README's event script and Tests/Fuzz/seeds/TARGET/, copied into a temporary corpus per target and
 # thrown away afterwards. Tests/Fuzz/dicts/TARGET.dict gives libFuzzer each format's words.
 set -euo pipefail
@@ -44,7 +46,7 @@ if ! [[ "$SECONDS_PER_TARGET" =~ ^[1-9][0-9]*$ ]]; then
   echo "usage: Tests/Fuzz/run.sh [SECONDS_PER_TARGET] (a whole number ≥ 1, got '$SECONDS_PER_TARGET')" >&2
   exit 2
 fi
-TARGETS="${TONESHAPER_FUZZ_TARGETS:-midi shape map script}"
+TARGETS="${TONESHAPER_FUZZ_TARGETS:-midi shape map script scl kbm}"
 OPT="${TONESHAPER_FUZZ_OPT:--O}"
 BUILD=.build-fuzz
 BIN="$BUILD/toneshaper-fuzz"
@@ -134,6 +136,8 @@ seed midi Examples/*.mid Tests/Fuzz/seeds/midi/*
 seed shape Presets/*.json Tests/Fuzz/seeds/shape/*
 seed map Mappings/*.map Tests/Fuzz/seeds/map/*
 seed script Tests/Fuzz/seeds/script/*
+seed scl Tunings/*.scl Tests/Fuzz/seeds/scl/*
+seed kbm Tunings/*.kbm Tests/Fuzz/seeds/kbm/*
 # The README's examples ("Play a file or a script").
 cat > "$WORK/script/readme-example.txt" <<'EOF'
 0.5  on 60 100        # note on: note, velocity (default 100)
@@ -163,8 +167,8 @@ failed=0
 for target in $TARGETS; do
   case "$target" in
     midi) max_len=65536 ;;
-    shape|map|script) max_len=16384 ;;
-    *) echo "fuzz: unknown target '$target' (midi, shape, map, script)" >&2; exit 2 ;;
+    shape|map|script|scl|kbm) max_len=16384 ;;
+    *) echo "fuzz: unknown target '$target' (midi, shape, map, script, scl, kbm)" >&2; exit 2 ;;
   esac
   log="$BUILD/logs/$target.log"
   seeds=$(find "$WORK/$target" -type f | wc -l)
