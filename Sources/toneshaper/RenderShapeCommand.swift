@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import ToneShaperCore
 
 struct RenderShapeCommand: ParsableCommand {
@@ -32,6 +33,11 @@ struct RenderShapeCommand: ParsableCommand {
         let shape = try Resources.shape(preset)
         _ = try limit.frames(seconds: Double(cycles) * shape.duration + shape.release, rate: audio.rate,
                              what: "\(cycles) cycles of '\(shape.name)'")
+        // A key that transposes the shape out of what can be played renders silence: say so once.
+        if let note, let line = Tuning.equal.silentKeysNote(label: "--note \(note)", shapes: [shape], sampleRate: Double(audio.rate)),
+           Tuning.equal.silentKeys(for: shape, sampleRate: Double(audio.rate)).all.contains(note) {
+            FileHandle.standardError.write(Data("toneshaper: note: \(line)\n".utf8))
+        }
         let engine = try ShapeExport.engine(for: shape, sampleRate: Double(audio.rate), masterGain: audio.linearGain)
         let (messages, frames) = ShapeExport.performance(
             of: shape, cycles: cycles, note: UInt8(note ?? shape.rootNote), velocity: UInt8(velocity),

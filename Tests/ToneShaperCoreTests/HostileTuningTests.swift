@@ -82,6 +82,9 @@ struct HostileTuningTests {
             // of 110 Hz, beside the DC blocker's tail, read no closer.)
             #expect(abs(f / expected - 1) < 5e-3, "key \(key): \(f) Hz, expected \(expected)")
         }
+        // The sine aliases above Nyquist, as the naive waves do, up to the ceiling; past it, nothing.
+        for key in 53...64 { #expect(Signal.rms(x, in: stretch(key)) > 0.01, "key \(key)") }
+        for key in 65...127 { #expect(Signal.maxJump(x, in: stretch(key)).jump < 1e-5, "key \(key)") }
         #expect(tuning.silentKeysNote(label: "tuning o.scl", shapes: [Self.drone], sampleRate: Self.rate)
                 == "tuning o.scl: keys 0-4, 65-127 stay silent with shape '\(Self.drone.name)' (0-4 over 40 octaves below its root; 65-127 above 102.4 MHz, the highest a voice plays)")
     }
@@ -208,5 +211,15 @@ struct ScalaEdgeTests {
         let silent = tuning.silentKeys(for: Bench.tone(440, rootNote: 60), sampleRate: 48_000)
         // Key 60 is the scale's 1/1 and the shape's root; every other key is hundreds of octaves away.
         #expect(silent.all == Array(0...59) + Array(61...127))
+        // And so the engine plays: the root sounds, its neighbours (one and two steps away) do not.
+        var config = EngineConfiguration(sampleRate: 48_000, voices: 4)
+        config.tuning = tuning
+        let engine = Engine(library: try PresetLibrary(shapes: [Bench.tone(440, rootNote: 60, release: 0.002)]), configuration: config)
+        for (key, sounds) in [(60, true), (61, false), (127, false), (0, false)] {
+            let x = Signal.left(engine.render(frames: 4800, events: [EngineEvent(offset: 0, .noteOn(channel: 0, note: UInt8(key), velocity: 100))]))
+            #expect(x.allSatisfy { $0.isFinite })
+            #expect((Signal.rms(x, in: 2400..<4800) > 0.01) == sounds, "key \(key)")
+            _ = engine.render(frames: 4800, events: [EngineEvent(offset: 0, .controlChange(channel: 0, controller: 120, value: 0))])
+        }
     }
 }

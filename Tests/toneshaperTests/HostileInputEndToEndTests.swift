@@ -76,6 +76,23 @@ struct HostileInputEndToEndTests {
         }
     }
 
+    @Test("render-shape --note on a key that puts a band-limited shape wholly above Nyquist writes silence and says why, once")
+    func silentTransposition() throws {
+        let work = try Workspace()
+        defer { work.remove() }
+        try #"{"name": "high", "duration": 1, "points": [[0, 15000], [1, 20000]], "wave": "band-limited-sawtooth", "rootNote": 69}"#
+            .write(toFile: work.path("high.json"), atomically: true, encoding: .utf8)
+        // Key 78 is 9 semitones up: 15000 Hz becomes 25227 Hz, above the 24000 Hz Nyquist frequency.
+        let r = try work.run(["render-shape", "high.json", "--note", "78", "-o", "x.wav", "--format", "wav32f"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr == "toneshaper: note: --note 78: keys 78-127 stay silent with shape 'high' (78-127 wholly above 24000 Hz, the Nyquist frequency at 48000 Hz)\n")
+        let file = try AudioFileReader.read(path: work.path("x.wav"))
+        #expect(file.frames > 48_000 && file.samples.allSatisfy { $0 == 0 })
+        // A key that fits says nothing.
+        let fits = try work.run(["render-shape", "high.json", "--note", "70", "-o", "y.wav"])
+        #expect(fits.status == 0 && fits.stderr.isEmpty, "\(fits.stderr)")
+    }
+
     @Test("play with the one-octave-a-key scale plays a script through the capture device and says once which keys are silent")
     func hostileScalePlays() throws {
         let work = try Workspace()
