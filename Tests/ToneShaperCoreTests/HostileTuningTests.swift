@@ -205,6 +205,17 @@ struct ScalaEdgeTests {
         }
     }
 
+    @Test("a scale of no notes is legal Scala: every key plays the implied 1/1, with or without a mapping")
+    func noNotes() throws {
+        let scale = try ScalaScale.parse("! empty\nonly 1/1\n 0\n")
+        #expect(scale.count == 0)
+        for tuning in [Tuning(scale: scale), Tuning(scale: scale, mapping: try KeyboardMapping.parse("1\n0\n127\n60\n69\n440\n0\n0\n"))] {
+            #expect(tuning.ratio(note: 0, root: 60) == 1 && tuning.ratio(note: 127, root: 60) == 1)
+            let f = try #require(try TuningTests.measured(tuning, note: 100))
+            #expect(abs(f / 261.6255653 - 1) < 2e-4, "\(f) Hz")
+        }
+    }
+
     @Test("a huge cents value is a legal scale: it loads, and the keys it sends to infinity are named at load")
     func hugeCents() throws {
         let tuning = Tuning(scale: try ScalaScale.parse("c\n 1\n 999999.0\n"))

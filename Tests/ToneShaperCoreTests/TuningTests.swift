@@ -63,7 +63,7 @@ struct TuningTests {
 
     @Test("a bad scale or mapping is one line naming the file, the line and the value", arguments: [
         ("scale\n 3\n 9/8\n 5/0\n 2/1\n", "x.scl:4: pitch '5/0' is not cents (with a '.') or a ratio a/b of positive whole numbers"),
-        ("scale\n three\n", "x.scl:2: note count 'three' must be a whole number 1...4096"),
+        ("scale\n three\n", "x.scl:2: note count 'three' must be a whole number 0...4096"),
         ("scale\n 3\n 100.0\n", "x.scl: the scale promises 3 pitches but lists 1"),
         ("! only a comment\n", "x.scl: no note count after the description (line 2)"),
         ("", "x.scl: no note count after the description (line 1)"),

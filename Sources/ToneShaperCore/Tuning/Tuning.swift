@@ -58,6 +58,7 @@ public struct ScalaScale: Sendable, Equatable {
     /// Degree d (any integer): whole periods plus a step within the scale.
     public func log2Ratio(degree d: Int) -> Double {
         let n = log2Ratios.count
+        guard n > 0 else { return 0 }  // a scale of no notes but the implied 1/1: every degree is 1/1
         let periods = Int((Double(d) / Double(n)).rounded(.down))
         let step = d - periods * n
         return (periods == 0 ? 0 : Double(periods) * log2Ratios[n - 1]) + (step == 0 ? 0 : log2Ratios[step - 1])
@@ -74,8 +75,9 @@ public struct ScalaScale: Sendable, Equatable {
         var lines = all.dropFirst().filter { !$0.text.isEmpty }.makeIterator()
         guard let countLine = lines.next() else { throw TuningError(file: file, line: nil, "no note count after the description (line \(description.number))") }
         let countText = countLine.text.split(whereSeparator: \.isWhitespace).first.map(String.init) ?? ""
-        guard let count = Int(countText), (1...4096).contains(count) else {
-            throw TuningError(file: file, line: countLine.number, "note count '\(countText)' must be a whole number 1...4096")
+        // 0 is legal Scala ("degree 0 of 1/1 is implicit"): every key then plays the 1/1.
+        guard let count = Int(countText), (0...4096).contains(count) else {
+            throw TuningError(file: file, line: countLine.number, "note count '\(countText)' must be a whole number 0...4096")
         }
         var ratios: [Double] = []
         while ratios.count < count, let line = lines.next() {
@@ -85,7 +87,7 @@ public struct ScalaScale: Sendable, Equatable {
         guard ratios.count == count else {
             throw TuningError(file: file, line: nil, "the scale promises \(count) pitches but lists \(ratios.count)")
         }
-        guard ratios[count - 1] > 0 else {
+        guard count == 0 || ratios[count - 1] > 0 else {
             throw TuningError(file: file, line: nil, "the period (the last pitch) must be above 1/1")
         }
         return ScalaScale(description: description.text.trimmingCharacters(in: .whitespaces), log2Ratios: ratios)
