@@ -76,7 +76,8 @@ struct PlayCommand: ParsableCommand {
         let sequencer = performance == nil ? try live.openSequencer() : nil
         let pcm = try live.openPCM()
         let sampleRate = Double(pcm.sampleRate)
-        setup.noteSilentKeys(sampleRate: sampleRate, messages: performance?.timedMessages(sampleRate: sampleRate) ?? [])
+        let performed = performance?.timedMessages(sampleRate: sampleRate)
+        setup.noteSilentKeys(sampleRate: sampleRate, messages: performed ?? [])
 
         var config = setup.configuration(sampleRate: sampleRate, voices: instrument.voices, masterGain: pow(10, gain / 20),
                                          threads: threads)
@@ -90,7 +91,7 @@ struct PlayCommand: ParsableCommand {
         if let performance {
             // Same length as `toneshaper render` of the same file, so the two can be compared frame for frame.
             let frames = Int64(try limit.frames(seconds: performance.durationSeconds + tail, rate: pcm.sampleRate, what: performance.name))
-            source = .performance(performance.timedMessages(sampleRate: sampleRate), endFrame: frames)
+            source = .performance(performed ?? [], endFrame: frames)
             endFrame = frames
         } else {
             source = .sequencer(sequencer!)
