@@ -62,8 +62,9 @@ struct InstrumentOptions: ParsableArguments {
 
         /// The one line said at load about keys the tuning leaves silent (their pitch is not
         /// finite, or beyond what `sampleRate` can play) on the shapes the channels start on and
-        /// those the performance's program changes select; nil when every key sounds.
-        func silentKeysNote(sampleRate: Double, programs: [UInt8] = []) -> String? {
+        /// those the performance's program changes select; nil when every key sounds. With
+        /// `played` (a known performance) only the keys it plays are named.
+        func silentKeysNote(sampleRate: Double, programs: [UInt8] = [], played: Set<Int>? = nil) -> String? {
             var indices = channelPresets ?? [0]
             if !ignoresProgramChanges {
                 for program in Set(programs).sorted() {
@@ -73,13 +74,15 @@ struct InstrumentOptions: ParsableArguments {
                 }
             }
             let shapes = indices.filter { library.shapes.indices.contains($0) }.map { library.shapes[$0] }
-            return tuning.silentKeysNote(label: tuningLabel, shapes: shapes, sampleRate: sampleRate)
+            return tuning.silentKeysNote(label: tuningLabel, shapes: shapes, sampleRate: sampleRate, played: played)
         }
 
-        /// Prints `silentKeysNote` on stderr, when there is one.
-        func noteSilentKeys(sampleRate: Double, messages: [TimedMIDIMessage] = []) {
-            let programs = messages.compactMap { if case .programChange(_, let program) = $0.message { program } else { nil } }
-            if let note = silentKeysNote(sampleRate: sampleRate, programs: programs) {
+        /// Prints `silentKeysNote` on stderr, when there is one. `messages` is the performance
+        /// (a file or a script), nil for live input, where any key may come.
+        func noteSilentKeys(sampleRate: Double, messages: [TimedMIDIMessage]?) {
+            let programs = (messages ?? []).compactMap { if case .programChange(_, let program) = $0.message { program } else { nil } }
+            let played = messages.map { Set($0.compactMap { if case .noteOn(_, let note, let velocity) = $0.message, velocity > 0 { Int(note & 127) } else { nil } }) }
+            if let note = silentKeysNote(sampleRate: sampleRate, programs: programs, played: played) {
                 FileHandle.standardError.write(Data("toneshaper: note: \(note)\n".utf8))
             }
         }

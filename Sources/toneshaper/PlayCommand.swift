@@ -77,7 +77,7 @@ struct PlayCommand: ParsableCommand {
         let pcm = try live.openPCM()
         let sampleRate = Double(pcm.sampleRate)
         let performed = performance?.timedMessages(sampleRate: sampleRate)
-        setup.noteSilentKeys(sampleRate: sampleRate, messages: performed ?? [])
+        setup.noteSilentKeys(sampleRate: sampleRate, messages: performed)
 
         var config = setup.configuration(sampleRate: sampleRate, voices: instrument.voices, masterGain: pow(10, gain / 20),
                                          threads: threads)

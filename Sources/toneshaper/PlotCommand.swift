@@ -106,6 +106,7 @@ struct PlotCommand: ParsableCommand {
         } else if let preset {
             let shape = try Resources.shape(preset)
             let sampleRate = Double(rate ?? 48_000)
+            RenderShapeCommand.noteIfSilent(shape, note: note, sampleRate: sampleRate)
             picture = Array(try ShapePlot.svg(shape: shape, note: note, cycles: cycles ?? 1, sampleRate: sampleRate).utf8)
             summary = "\(shape.name), note \(note ?? shape.rootNote), \(cycles ?? 1) cycle(s)"
         } else {

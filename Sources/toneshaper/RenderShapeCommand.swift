@@ -33,15 +33,21 @@ struct RenderShapeCommand: ParsableCommand {
         let shape = try Resources.shape(preset)
         _ = try limit.frames(seconds: Double(cycles) * shape.duration + shape.release, rate: audio.rate,
                              what: "\(cycles) cycles of '\(shape.name)'")
-        // A key that transposes the shape out of what can be played renders silence: say so once.
-        if let note, let line = Tuning.equal.silentKeysNote(label: "--note \(note)", shapes: [shape], sampleRate: Double(audio.rate)),
-           Tuning.equal.silentKeys(for: shape, sampleRate: Double(audio.rate)).all.contains(note) {
-            FileHandle.standardError.write(Data("toneshaper: note: \(line)\n".utf8))
-        }
+        Self.noteIfSilent(shape, note: note, sampleRate: Double(audio.rate))
         let engine = try ShapeExport.engine(for: shape, sampleRate: Double(audio.rate), masterGain: audio.linearGain)
         let (messages, frames) = ShapeExport.performance(
             of: shape, cycles: cycles, note: UInt8(note ?? shape.rootNote), velocity: UInt8(velocity),
             sampleRate: Double(audio.rate))
         try audio.write(OfflineRenderer(engine: engine), messages: messages, frames: frames)
+    }
+
+    /// A key that transposes the shape out of what can be played (or a shape wholly above Nyquist
+    /// on its own root) renders silence: said once, in the load-time note's words.
+    static func noteIfSilent(_ shape: Shape, note: Int?, sampleRate: Double) {
+        let key = note ?? shape.rootNote
+        guard Tuning.equal.silentKeys(for: shape, sampleRate: sampleRate).all.contains(key),
+              let line = Tuning.equal.silentKeysNote(label: note.map { "--note \($0)" } ?? "root note \(key)", shapes: [shape],
+                                                     sampleRate: sampleRate) else { return }
+        FileHandle.standardError.write(Data("toneshaper: note: \(line)\n".utf8))
     }
 }

@@ -8,7 +8,7 @@
 //   shape   shape (preset) JSON ShapeFile.decode, then validate, an engine, 768 frames of two notes
 //   map     controller mapping  ControllerMapFile.parse, then every assignment through an engine
 //   script  event script        EventScript.parse, then timedMessages
-//   scl     Scala scale         ScalaScale.parse, a Tuning, every key of the keyboard and full bends through an engine
+//   scl     Scala scale         ScalaScale.parse, a Tuning, every key of the keyboard and full bends through an engine (three shapes)
 //   kbm     Scala key mapping   KeyboardMapping.parse on two scales, then the same as scl
 //
 // Anything that traps is a finding; so is a broken promise the readers make (an error offset outside
@@ -179,23 +179,34 @@ func fuzzKeyboardMapping(_ bytes: [UInt8]) {
     for scale in mappedScales { playEveryKey(Tuning(scale: scale, mapping: mapping), "mapping") }
 }
 
-/// A shape spanning 30...3000 Hz, drawn on key 60: wide enough that some keys of a stretched
-/// tuning are partly above Nyquist and others wholly.
-let tunedShape = Shape(name: "fuzz-sweep", points: [Shape.Point(time: 0, frequency: 30), Shape.Point(time: 0.5, frequency: 3000),
-                                                    Shape.Point(time: 1, frequency: 300)],
-                       duration: 1, minFrequency: 30, maxFrequency: 3000, wave: .bandLimitedSawtooth, fidelity: 1000, rootNote: 60)
-/// Tuned keys are the part of the engine's input a tuning decides; one library, built once.
-let tunedLibrary = try! PresetLibrary(shapes: [tunedShape])
+/// Shapes drawn on key 60, each with its own library (tuned keys are the part of the engine's input
+/// a tuning decides; the libraries are built once): a band-limited sweep over 30...3000 Hz, wide
+/// enough that some keys of a stretched tuning are partly above Nyquist and others wholly; a sine
+/// rising to 90 kHz, a step from the 100 kHz ceiling; noise, which Nyquist does not silence.
+let tunedShapes = [
+    Shape(name: "fuzz-sweep", points: [Shape.Point(time: 0, frequency: 30), Shape.Point(time: 0.5, frequency: 3000),
+                                       Shape.Point(time: 1, frequency: 300)],
+          duration: 1, minFrequency: 30, maxFrequency: 3000, wave: .bandLimitedSawtooth, fidelity: 1000, rootNote: 60),
+    Shape(name: "fuzz-rise", points: [Shape.Point(time: 0, frequency: 100), Shape.Point(time: 1, frequency: 90_000)],
+          duration: 1, minFrequency: 100, maxFrequency: 90_000, wave: .sine, fidelity: 1000, rootNote: 60),
+    Shape(name: "fuzz-noise", points: [Shape.Point(time: 0, frequency: 500), Shape.Point(time: 1, frequency: 5000)],
+          duration: 1, minFrequency: 500, maxFrequency: 5000, wave: .noise, fidelity: 1000, rootNote: 60),
+]
+let tunedLibraries = tunedShapes.map { try! PresetLibrary(shapes: [$0]) }
 
 /// Every key of the keyboard, one at a time, then the largest bend range bent fully up and down
-/// with every voice held. A key sounds exactly when the load-time note does not call it silent,
-/// and every sample is finite.
+/// with every voice held, for each of `tunedShapes`. A key sounds exactly when the load-time note
+/// does not call it silent, and every sample is finite.
 func playEveryKey(_ tuning: Tuning, _ what: String) {
+    for (shape, library) in zip(tunedShapes, tunedLibraries) { playEveryKey(tuning, shape, library, "\(what), \(shape.name)") }
+}
+
+func playEveryKey(_ tuning: Tuning, _ shape: Shape, _ library: PresetLibrary, _ what: String) {
     var config = EngineConfiguration(sampleRate: 8_000, voices: 128)
     config.tuning = tuning
     config.mpe = try! MPEZones(lower: 15, upper: 0)
-    let engine = Engine(library: tunedLibrary, configuration: config)
-    let silent = Set(tuning.silentKeys(for: tunedShape, sampleRate: 8_000).all)
+    let engine = Engine(library: library, configuration: config)
+    let silent = Set(tuning.silentKeys(for: shape, sampleRate: 8_000).all)
     var sounding = 0
     for key in 0..<128 {
         let out = engine.render(frames: 8, events: [EngineEvent(offset: 0, .noteOn(channel: 1, note: UInt8(key), velocity: 100))])
@@ -217,4 +228,11 @@ func playEveryKey(_ tuning: Tuning, _ what: String) {
     }
     bends.sort { $0.offset < $1.offset }
     checkSamples(engine.render(frames: 256, events: bends), "\(what), bent")
+    // However far a bend reaches, no voice plays its shape past the ceiling.
+    for i in 0..<engine.voiceCount where engine.voices[i].stage != .idle {
+        let ratio = engine.voices[i].frequencyRatio
+        if !(ratio * shape.maxFrequency <= PlayableRange.ceiling * (1 + 1e-12)) {
+            broken("\(what): key \(engine.voices[i].note) bent to a ratio of \(ratio), its shape past \(PlayableRange.ceiling) Hz")
+        }
+    }
 }

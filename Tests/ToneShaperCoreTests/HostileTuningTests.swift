@@ -61,19 +61,23 @@ struct HostileTuningTests {
         #expect(sounding >= 1, "\(name): no key sounded")
     }
 
-    @Test("one 2/1 per key: keys 45...50 play 110 Hz up to 3520 Hz; from key 65 (above 102.4 MHz) the sine is silent, a band-limited wave from key 53 (above Nyquist)")
+    @Test("one 2/1 per key: keys 45...52 play 110 Hz up to 14080 Hz; from key 53 (28160 Hz, wholly above Nyquist) every wave is silent, and from key 55 (above 100 kHz) it is named for that too")
     func octavePerKeyMeasured() throws {
         let tuning = Tuning(scale: try ScalaScale.parse(Self.octavePerKey))
-        let silent = tuning.silentKeys(for: Self.drone, sampleRate: Self.rate)
-        // 110 · 2^19 Hz is 57.7 MHz, 110 · 2^20 Hz 115 MHz.
-        #expect(silent.tooHigh == Array(65...127))
-        // A band-limited wave has nothing left once its lowest frequency passes Nyquist: 110 · 2^8 = 28160 Hz.
-        var saw = Self.drone
-        saw.wave = .bandLimitedSawtooth
-        #expect(tuning.silentKeys(for: saw, sampleRate: Self.rate).tooHigh == Array(53...127))
-        #expect(tuning.silentKeysNote(label: "tuning o.scl", shapes: [saw], sampleRate: Self.rate)
-                == "tuning o.scl: keys 0-4, 53-127 stay silent with shape '\(saw.name)' (0-4 over 40 octaves below its root; 53-127 wholly above 24000 Hz, the Nyquist frequency at 48000 Hz)")
-        #expect(silent.tooLow == Array(0...4))  // more than 40 octaves below key 45
+        // A sine, a naive and a band-limited wave alike: nothing of the shape is left below Nyquist.
+        for wave in [WaveType.sine, .sawtooth, .bandLimitedSawtooth, .squareFourier] {
+            var shape = Self.drone
+            shape.wave = wave
+            let silent = tuning.silentKeys(for: shape, sampleRate: Self.rate)
+            #expect(silent.tooLow == Array(0...4), "\(wave)")  // more than 40 octaves below key 45
+            // 110 · 2^8 = 28160 Hz is above the 24000 Hz Nyquist frequency; 110 · 2^7 = 14080 Hz is not.
+            #expect(silent.aboveNyquist == Array(53...127), "\(wave)")
+            // 110 · 2^10 = 112640 Hz is above the 100 kHz ceiling; 110 · 2^9 = 56320 Hz is not.
+            #expect(silent.aboveCeiling == Array(55...127), "\(wave)")
+            #expect(silent.unpitched.isEmpty && silent.all == Array(0...4) + Array(53...127), "\(wave)")
+            #expect(tuning.silentKeysNote(label: "tuning o.scl", shapes: [shape], sampleRate: Self.rate)
+                    == "tuning o.scl: keys 0-4, 53-127 stay silent with shape '\(shape.name)' (0-4 over 40 octaves below its root; 53-127 wholly above 24000 Hz, the Nyquist frequency at 48000 Hz; 55-127 above 100 kHz, the highest a shape may reach)")
+        }
         let (x, stretch) = try Self.everyKey(tuning)
         for key in 45...50 {
             let f = try #require(Signal.frequency(x, sampleRate: Self.rate, in: stretch(key)), "key \(key)")
@@ -82,20 +86,107 @@ struct HostileTuningTests {
             // of 110 Hz, beside the DC blocker's tail, read no closer.)
             #expect(abs(f / expected - 1) < 5e-3, "key \(key): \(f) Hz, expected \(expected)")
         }
-        // The sine aliases above Nyquist, as the naive waves do, up to the ceiling; past it, nothing.
-        for key in 53...64 { #expect(Signal.rms(x, in: stretch(key)) > 0.01, "key \(key)") }
-        for key in 65...127 { #expect(Signal.maxJump(x, in: stretch(key)).jump < 1e-5, "key \(key)") }
-        #expect(tuning.silentKeysNote(label: "tuning o.scl", shapes: [Self.drone], sampleRate: Self.rate)
-                == "tuning o.scl: keys 0-4, 65-127 stay silent with shape '\(Self.drone.name)' (0-4 over 40 octaves below its root; 65-127 above 102.4 MHz, the highest a voice plays)")
+        for key in 51...52 { #expect(Signal.rms(x, in: stretch(key)) > 0.1, "key \(key)") }
+        // Past Nyquist the sine does not fold back: nothing at all.
+        for key in 53...127 { #expect(Signal.maxJump(x, in: stretch(key)).jump < 1e-5, "key \(key)") }
+    }
+
+    /// A shape drawn on key 60: `low` Hz held for most of the pass, then a rise to `high` Hz.
+    static func riseTo(_ high: Double, from low: Double = 1000, wave: WaveType = .sine) -> Shape {
+        var s = Shape(name: "rise-\(Int(high))", points: [Shape.Point(time: 0, frequency: low), Shape.Point(time: 0.9, frequency: low),
+                                                          Shape.Point(time: 1, frequency: high)],
+                      duration: 1, minFrequency: low, maxFrequency: high, wave: wave, fidelity: 1000, rootNote: 60)
+        s.release = 0.002
+        return s
+    }
+
+    @Test("a key whose shape rises above 100 kHz is silent and named, though most of the shape lies below Nyquist; one semitone lower it plays")
+    func ceilingIsTheShapeFilesLimit() throws {
+        // 1 kHz rising to 40 kHz, drawn on key 60: key 75 reaches 95.1 kHz, key 76 100.8 kHz. From
+        // key 116 the held 1 kHz is 25.4 kHz, above Nyquist as well: those keys are named for both.
+        let shape = Self.riseTo(40_000)
+        let silent = Tuning.equal.silentKeys(for: shape, sampleRate: Self.rate)
+        #expect(silent.aboveCeiling == Array(76...127) && silent.aboveNyquist == Array(116...127) && silent.tooLow.isEmpty)
+        #expect(Tuning.equal.silentKeysNote(label: "equal temperament", shapes: [shape], sampleRate: Self.rate)
+                == "equal temperament: keys 76-127 stay silent with shape 'rise-40000' (116-127 wholly above 24000 Hz, the Nyquist frequency at 48000 Hz; 76-127 above 100 kHz, the highest a shape may reach)")
+        // A performance known to play keys 60, 76 and 120 is told of those two alone; one that stays
+        // below 76, of nothing.
+        #expect(Tuning.equal.silentKeysNote(label: "equal temperament", shapes: [shape], sampleRate: Self.rate, played: [60, 76, 120])
+                == "equal temperament: keys 76, 120 stay silent with shape 'rise-40000' (120 wholly above 24000 Hz, the Nyquist frequency at 48000 Hz; 76, 120 above 100 kHz, the highest a shape may reach)")
+        #expect(Tuning.equal.silentKeysNote(label: "equal temperament", shapes: [shape], sampleRate: Self.rate, played: [60, 75]) == nil)
+        let engine = try Bench.engine([shape], voices: 2)
+        for (key, sounds) in [(75, true), (76, false), (127, false)] {
+            let x = Bench.play(engine, [(0, .on(UInt8(key))), (4800, .off(UInt8(key)))], frames: 9600)
+            #expect(x.allSatisfy { $0.isFinite })
+            // The held 1000 Hz of the pass, transposed (key 75: 2378 Hz).
+            #expect((Signal.rms(x, in: 1200..<4800) > 0.1) == sounds, "key \(key)")
+        }
+    }
+
+    @Test("a bend on a sounding note is held under 100 kHz: a shape rising to 50 kHz bent two octaves up plays one octave up")
+    func bendHeldUnderCeiling() throws {
+        // Bend range 24 semitones, bent fully up: 1000 Hz would become 3999.7 Hz; the shape's
+        // 50 kHz top allows a ratio of 2 at most, so the held part plays 2000 Hz.
+        let engine = try Bench.engine([Self.riseTo(50_000)], voices: 2)
+        let x = Bench.play(engine, MPETests.rpn(0, 24, channel: 0).map { (0, $0) }
+                           + [(0, .pitchBend(channel: 0, value: 8191)), (0, .on(60))], frames: 9600)
+        let f = try #require(Signal.frequency(x, sampleRate: Self.rate, in: 2400..<9600))
+        #expect(abs(f / 2000 - 1) < 2e-3, "\(f) Hz")
+        // Bent down, it follows the bend: nothing caps a ratio below the ceiling.
+        let down = Bench.play(try Bench.engine([Self.riseTo(50_000)], voices: 2), MPETests.rpn(0, 24, channel: 0).map { (0, $0) }
+                              + [(0, .pitchBend(channel: 0, value: -8192)), (0, .on(60))], frames: 9600)
+        let g = try #require(Signal.frequency(down, sampleRate: Self.rate, in: 2400..<9600))
+        #expect(abs(g / 250 - 1) < 2e-3, "\(g) Hz")
+    }
+
+    @Test("a shape only partly above Nyquist plays (the naive waves aliasing there, the band-limited one dropping it); wholly above it, silent",
+          arguments: [WaveType.sine, .sawtooth, .bandLimitedSawtooth])
+    func partlyAboveNyquistPlays(wave: WaveType) throws {
+        // 12.5 kHz held, rising to 36 kHz over the last tenth of the pass, drawn on key 60: key 66
+        // holds 17.7 kHz (clear of the band-limited tables' last quarter octave, which they thin
+        // out), key 71 23.6 kHz, key 72 starts at 25 kHz with nothing left below Nyquist.
+        let shape = Self.riseTo(36_000, from: 12_500, wave: wave)
+        let silent = Tuning.equal.silentKeys(for: shape, sampleRate: Self.rate)
+        // 36 kHz · 2^(18/12) = 102 kHz: from key 78 the rise passes the ceiling too.
+        #expect(silent.aboveNyquist == Array(72...127) && silent.aboveCeiling == Array(78...127))
+        let engine = try Bench.engine([shape], voices: 2)
+        #expect(!silent.all.contains(71))
+        for (key, sounds) in [(60, true), (66, true), (72, false)] {
+            let x = Bench.play(engine, [(0, .on(UInt8(key))), (48_000, .off(UInt8(key)))], frames: 52_800)
+            #expect(x.allSatisfy { $0.isFinite })
+            // The held part of the pass.
+            #expect((Signal.rms(x, in: 24_000..<43_200) > 0.05) == sounds, "key \(key)")
+            if key == 60 {
+                // On the root the rise passes 24 kHz at 0.949 s: the last 40 ms lie above Nyquist.
+                let above = Signal.rms(x, in: 46_100..<48_000)
+                #expect(wave.isBandLimited ? above < 0.01 : above > 0.05, "\(wave) above Nyquist: rms \(above)")
+            }
+        }
+    }
+
+    @Test("noise has no pitch to guard: every key up to the 100 kHz ceiling plays it, even with the shape wholly above Nyquist")
+    func noiseIgnoresNyquist() throws {
+        // 8 kHz drawn on key 69: key 93 is 32 kHz (wholly above Nyquist), key 112 is 95.9 kHz, key 113 is 101.6 kHz.
+        let noise = Bench.tone(8000, wave: .noise, release: 0.002)
+        let silent = Tuning.equal.silentKeys(for: noise, sampleRate: Self.rate)
+        #expect(silent.aboveNyquist.isEmpty && silent.aboveCeiling == Array(113...127))
+        #expect(Tuning.equal.silentKeysNote(label: "equal temperament", shapes: [noise], sampleRate: Self.rate)
+                == "equal temperament: keys 113-127 stay silent with shape '\(noise.name)' (113-127 above 100 kHz, the highest a shape may reach)")
+        let engine = try Bench.engine([noise], voices: 2)
+        for (key, sounds) in [(69, true), (93, true), (112, true), (113, false)] {
+            let x = Bench.play(engine, [(0, .on(UInt8(key))), (4800, .off(UInt8(key)))], frames: 9600)
+            #expect((Signal.rms(x, in: 1200..<4800) > 0.05) == sounds, "key \(key)")
+        }
     }
 
     @Test("bend range × MPE bend × tuning at their extremes: every product stays finite and bounded, every sample finite")
     func extremeBends() throws {
         // RPN 0 at its largest (127.99 semitones) on a member and on its manager, both bent fully up,
         // then fully down, on the highest and the lowest key of a tuning that already spans ±60 octaves,
-        // with vibrato at its deepest, for a shape at the 100 kHz limit and one at 1 Hz.
+        // with vibrato at its deepest, for a shape reaching the 100 kHz limit and one at 1 Hz.
         let tuning = Tuning(scale: try ScalaScale.parse(Self.octavePerKey))
-        for shape in [Bench.tone(100_000, rootNote: 60), Bench.tone(1, wave: .bandLimitedSawtooth, rootNote: 60),
+        // (A rise to 100 kHz: its held 1 kHz sounds on its root, and no bend may take it higher.)
+        for shape in [Self.riseTo(100_000), Bench.tone(1, wave: .bandLimitedSawtooth, rootNote: 60),
                       Bench.tone(440, wave: .sawtoothFourier, rootNote: 60)] {
             var config = EngineConfiguration(sampleRate: Self.rate, voices: 8)
             config.tuning = tuning
@@ -144,14 +235,17 @@ struct HostileTuningTests {
         #expect(Signal.rms(Signal.left(x), in: 2400..<4800) > 0.05)
     }
 
-    @Test("the engine's rule and the note agree: a key sounds exactly when the note does not call it silent (19-EDO, 8 kHz, a 3 kHz band-limited shape)")
-    func noteMatchesEngine() throws {
+    @Test("the engine's rule and the note agree: a key sounds exactly when the note does not call it silent (19-EDO, 8 kHz, a 3 kHz shape, every wave)",
+          arguments: WaveType.allCases)
+    func noteMatchesEngine(wave: WaveType) throws {
         let text = try String(contentsOfFile: TuningTests.folder + "/19-edo.scl", encoding: .utf8)
         let tuning = Tuning(scale: try ScalaScale.parse(text))
-        let shape = Bench.tone(3000, wave: .bandLimitedSawtooth, rootNote: 60)
+        let shape = Bench.tone(3000, wave: wave, rootNote: 60)
         let silent = tuning.silentKeys(for: shape, sampleRate: 8000)
-        // 19 steps an octave: 3000 Hz reaches the 4 kHz Nyquist frequency 8 steps up (key 68).
-        #expect(silent.tooHigh == Array(68...127) && silent.tooLow.isEmpty && silent.unpitched.isEmpty)
+        // 19 steps an octave: 3000 Hz reaches the 4 kHz Nyquist frequency 8 steps up (key 68), for
+        // every wave but noise; the 100 kHz ceiling is 97 steps up, off the keyboard.
+        #expect(silent.aboveNyquist == (wave == .noise ? [] : Array(68...127)))
+        #expect(silent.aboveCeiling.isEmpty && silent.tooLow.isEmpty && silent.unpitched.isEmpty)
         var config = EngineConfiguration(sampleRate: 8000, voices: 2)
         config.tuning = tuning
         let engine = Engine(library: try PresetLibrary(shapes: [shape]), configuration: config)

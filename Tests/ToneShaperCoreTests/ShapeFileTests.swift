@@ -192,12 +192,25 @@ struct ShapeRangeTests {
         }
     }
 
-    @Test("the largest values that are accepted still render: ten minutes, 100 kHz, 4096 points")
+    @Test("the largest values that are accepted still render: ten minutes rising to 100 kHz over 4096 points plays on its root; key 127 takes it past 100 kHz and is silent, not a trap")
     func largestAccepted() throws {
-        let shape = try ShapeFile.decode(Self.file(duration: 600, max: 100_000, point: 100_000, points: Shape.maximumPoints))
+        // 20 Hz rising to 100 kHz: on its root (69) it starts far below Nyquist and ends at the limit.
+        let list = (0..<Shape.maximumPoints).map { i in
+            "[\(Double(i) / Double(Shape.maximumPoints - 1) * 600), \(20 + Double(i) / Double(Shape.maximumPoints - 1) * 99_980)]"
+        }.joined(separator: ",")
+        let shape = try ShapeFile.decode(Data(#"{"duration": 600, "minFrequency": 20, "maxFrequency": 100000, "points": [\#(list)]}"#.utf8))
         let engine = try ShapeExport.engine(for: shape, sampleRate: 48_000)
-        let out = engine.render(frames: 4_800, events: [EngineEvent(offset: 0, .noteOn(channel: 0, note: 127, velocity: 127))])
-        #expect(out.allSatisfy { $0.isFinite })
-        #expect(out.contains { $0 != 0 })
+        let root = engine.render(frames: 4_800, events: [EngineEvent(offset: 0, .noteOn(channel: 0, note: 69, velocity: 127))])
+        #expect(root.allSatisfy { $0.isFinite })
+        #expect(root.contains { $0 != 0 })
+        let fresh = try ShapeExport.engine(for: shape, sampleRate: 48_000)
+        let top = fresh.render(frames: 4_800, events: [EngineEvent(offset: 0, .noteOn(channel: 0, note: 127, velocity: 127))])
+        #expect(fresh.activeVoiceCount == 0)
+        #expect(top.allSatisfy { $0 == 0 }, "peak \(top.map { abs($0) }.max() ?? 0)")
+        // A shape held at 100 kHz has nothing below Nyquist at 48 kHz even on its root: silent too.
+        let held = try ShapeExport.engine(for: try ShapeFile.decode(Self.file(duration: 600, max: 100_000, point: 100_000, points: Shape.maximumPoints)),
+                                          sampleRate: 48_000)
+        _ = held.render(frames: 64, events: [EngineEvent(offset: 0, .noteOn(channel: 0, note: 69, velocity: 127))])
+        #expect(held.activeVoiceCount == 0)
     }
 }

@@ -53,8 +53,8 @@ struct HostileInputEndToEndTests {
         defer { work.remove() }
         try text.write(toFile: work.path(name), atomically: true, encoding: .utf8)
         try Self.tone.write(toFile: work.path("tone.json"), atomically: true, encoding: .utf8)
-        // Keys 45, 127, 0, 46, 60 in that order.
-        try Self.midi([45, 127, 0, 46, 60]).write(to: URL(fileURLWithPath: work.path("keys.mid")))
+        // Keys 45, 127, 0, 46, 60, 53, 54 in that order.
+        try Self.midi([45, 127, 0, 46, 60, 53, 54]).write(to: URL(fileURLWithPath: work.path("keys.mid")))
         let r = try work.run(["render", "keys.mid", "--tuning", name, "--preset", "tone.json", "-o", "out.wav", "--format", "wav32f"])
         #expect(r.status == 0, "\(r.stderr)")
         let lines = r.stderr.split(separator: "\n").map(String.init)
@@ -62,7 +62,7 @@ struct HostileInputEndToEndTests {
         #expect(lines.first?.hasPrefix("toneshaper: note: tuning \(name): keys ") == true, "\(r.stderr)")
         #expect(lines.first?.contains("stay silent with shape 'tone'") == true, "\(r.stderr)")
         let file = try AudioFileReader.read(path: work.path("out.wav"))
-        try #require(file.frames >= 5 * 48_000 / 4, "\(file.frames) frames")
+        try #require(file.frames >= 7 * 48_000 / 4, "\(file.frames) frames")
         #expect(file.samples.allSatisfy { $0.isFinite && abs($0) <= 1 })
         // Key 45 is the shape's root: in every one of these scales it plays the shape as drawn.
         #expect(Self.level(file.samples, note: 0) > 0.01)
@@ -70,10 +70,32 @@ struct HostileInputEndToEndTests {
         #expect(Self.largestStep(file.samples, note: 1) < 1e-5)
         #expect(Self.largestStep(file.samples, note: 2) < 1e-5)
         if name == "o.scl" {
-            // One octave a key: 46 plays 220 Hz; from key 65 (110·2^20 Hz) nothing sounds, as the note says.
+            // One octave a key: 46 plays 220 Hz; from key 53 (110·2^8 = 28160 Hz, above Nyquist) nothing
+            // sounds, as the note says, naming the keys the file plays (not 1-4, 55-59, ...): 53 and 54
+            // for Nyquist alone, 60 and 127 for the 100 kHz limit too (110·2^10 Hz from key 55).
             #expect(Self.level(file.samples, note: 3) > 0.01)
-            #expect(r.stderr == "toneshaper: note: tuning o.scl: keys 0-4, 65-127 stay silent with shape 'tone' (0-4 over 40 octaves below its root; 65-127 above 102.4 MHz, the highest a voice plays)\n")
+            for i in [4, 5, 6] { #expect(Self.largestStep(file.samples, note: i) < 1e-5, "key at \(i)") }
+            #expect(r.stderr == "toneshaper: note: tuning o.scl: keys 0, 53-54, 60, 127 stay silent with shape 'tone' (0 over 40 octaves below its root; 53-54, 60, 127 wholly above 24000 Hz, the Nyquist frequency at 48000 Hz; 60, 127 above 100 kHz, the highest a shape may reach)\n")
         }
+    }
+
+    @Test("without a tuning too: a file that plays the shipped chirp (up to 3 kHz on key 60) on key 121 is told that key is past 100 kHz and silent; one that stays below says nothing")
+    func equalTemperamentCeiling() throws {
+        let work = try Workspace()
+        defer { work.remove() }
+        // 121 first, so nothing echoes into its quarter second; then 120 (its echo reaches 60's).
+        try Self.midi([121, 120, 60]).write(to: URL(fileURLWithPath: work.path("high.mid")))
+        try Self.midi([60, 120]).write(to: URL(fileURLWithPath: work.path("fits.mid")))
+        let r = try work.run(["render", "high.mid", "--preset", "chirp", "-o", "x.wav", "--format", "wav32f"])
+        #expect(r.status == 0, "\(r.stderr)")
+        // 3000 Hz · 2^(61/12) = 101 kHz; key 120 reaches 95.1 kHz and plays.
+        #expect(r.stderr == "toneshaper: note: 12-tone equal temperament: key 121 stays silent with shape 'chirp' (121 above 100 kHz, the highest a shape may reach)\n")
+        let file = try AudioFileReader.read(path: work.path("x.wav"))
+        try #require(file.frames >= 3 * 48_000 / 4, "\(file.frames) frames")
+        #expect(Self.largestStep(file.samples, note: 0) < 1e-5)
+        #expect(Self.level(file.samples, note: 1) > 0.01)
+        let fits = try work.run(["render", "fits.mid", "--preset", "chirp", "-o", "y.wav"])
+        #expect(fits.status == 0 && fits.stderr.isEmpty, "\(fits.stderr)")
     }
 
     @Test("render-shape --note on a key that puts a band-limited shape wholly above Nyquist writes silence and says why, once")
@@ -85,12 +107,36 @@ struct HostileInputEndToEndTests {
         // Key 78 is 9 semitones up: 15000 Hz becomes 25227 Hz, above the 24000 Hz Nyquist frequency.
         let r = try work.run(["render-shape", "high.json", "--note", "78", "-o", "x.wav", "--format", "wav32f"])
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stderr == "toneshaper: note: --note 78: keys 78-127 stay silent with shape 'high' (78-127 wholly above 24000 Hz, the Nyquist frequency at 48000 Hz)\n")
+        // From key 97 its 20 kHz top is past 100 kHz as well: 103 kHz.
+        #expect(r.stderr == "toneshaper: note: --note 78: keys 78-127 stay silent with shape 'high' (78-127 wholly above 24000 Hz, the Nyquist frequency at 48000 Hz; 97-127 above 100 kHz, the highest a shape may reach)\n")
         let file = try AudioFileReader.read(path: work.path("x.wav"))
         #expect(file.frames > 48_000 && file.samples.allSatisfy { $0 == 0 })
         // A key that fits says nothing.
         let fits = try work.run(["render-shape", "high.json", "--note", "70", "-o", "y.wav"])
         #expect(fits.status == 0 && fits.stderr.isEmpty, "\(fits.stderr)")
+    }
+
+    @Test("a sine drawn wholly above Nyquist is silent on its own root: render-shape writes silence and plot draws it, each saying why once")
+    func silentOnItsRoot() throws {
+        let work = try Workspace()
+        defer { work.remove() }
+        try #"{"name": "ultra", "duration": 1, "points": [[0, 30000], [1, 30000]], "rootNote": 69}"#
+            .write(toFile: work.path("ultra.json"), atomically: true, encoding: .utf8)
+        // 30 kHz aliases to 18 kHz at 48 kHz, a tone never drawn: nothing is played instead. Three
+        // semitones down (key 66) it is still 25.2 kHz; 21 up (key 90) it is past 100 kHz too.
+        let note = "toneshaper: note: root note 69: keys 66-127 stay silent with shape 'ultra' (66-127 wholly above 24000 Hz, the Nyquist frequency at 48000 Hz; 90-127 above 100 kHz, the highest a shape may reach)\n"
+        let r = try work.run(["render-shape", "ultra.json", "-o", "x.wav", "--format", "wav32f"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr == note)
+        let file = try AudioFileReader.read(path: work.path("x.wav"))
+        #expect(file.frames > 48_000 && file.samples.allSatisfy { $0 == 0 })
+        let plot = try work.run(["plot", "ultra.json", "-o", "x.svg"])
+        #expect(plot.status == 0 && plot.stderr == note, "\(plot.stderr)")
+        // At 96 kHz the same shape lies below Nyquist (48 kHz) and plays, said nothing of.
+        let high = try work.run(["render-shape", "ultra.json", "-o", "y.wav", "--format", "wav32f", "--rate", "96000"])
+        #expect(high.status == 0 && high.stderr.isEmpty, "\(high.stderr)")
+        let played = try AudioFileReader.read(path: work.path("y.wav"))
+        #expect(played.samples.contains { abs($0) > 0.1 })
     }
 
     @Test("play with the one-octave-a-key scale plays a script through the capture device and says once which keys are silent")
@@ -102,7 +148,8 @@ struct HostileInputEndToEndTests {
         let r = try work.run(["play", "--midi-in", "-", "--device", "capture", "--no-realtime", "--tuning", "o.scl", "--preset", "tone.json",
                               "--tail", "0.1"], stdin: "0 on 127\n0 on 46\n0.2 off 127\n0.2 off 46\n")
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stderr == "toneshaper: note: tuning o.scl: keys 0-4, 65-127 stay silent with shape 'tone' (0-4 over 40 octaves below its root; 65-127 above 102.4 MHz, the highest a voice plays)\n")
+        // The script plays 127 and 46: only 127 is named.
+        #expect(r.stderr == "toneshaper: note: tuning o.scl: key 127 stays silent with shape 'tone' (127 wholly above 24000 Hz, the Nyquist frequency at 48000 Hz; 127 above 100 kHz, the highest a shape may reach)\n")
         #expect(r.stdout.contains("stopped after 0.30 s"), "\(r.stdout)")
     }
 

@@ -23,7 +23,7 @@ struct ShapeSlot {
     /// float product S·du rounds (a pass is exactly S samples, as in the article).
     var loopPoint: Double = 1
     /// The largest transposition ratio a voice on this slot plays at: the shape's highest point
-    /// times it is `PlayableRange.ceiling` (bends and vibrato are held under it).
+    /// times it is `PlayableRange.ceiling`, 100 kHz (bends and vibrato are held under it).
     var ratioCap: Double = 1
 
     init(pointCapacity: Int) {

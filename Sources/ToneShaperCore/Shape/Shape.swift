@@ -46,8 +46,9 @@ public struct Shape: Equatable, Sendable {
     public static let maximumPoints = 4096
     /// Longest pass: ten minutes, the duration knob's own limit (a pass is counted in samples).
     public static let maximumDuration = 600.0
-    /// Highest frequency a point may have: above every sample rate's Nyquist, and far below what
-    /// would overflow a voice's phase once a key transposes it up by ten octaves.
+    /// Highest frequency a point may have, and a voice plays whatever transposes it (tuning, bends,
+    /// vibrato: see `PlayableRange`): above every sample rate's Nyquist (192 kHz at most), and low
+    /// enough that a ten-minute pass at it keeps the phase walk exact.
     public static let maximumFrequency = 100_000.0
 
     public init(name: String, description: String = "", program: Int = 0, points: [Point], duration: Double,
