@@ -153,6 +153,8 @@ public struct ShapeError: Error, CustomStringConvertible, Equatable {
     }
     public var description: String {
         let place = file.map { "\($0): " } ?? ""
+        // A fault of the whole file (unreadable, too large, not JSON) has no field to name.
+        if field == "(file)" && value.isEmpty { return "\(place)\(reason)" }
         return "\(place)field '\(field)' = \(value): \(reason)"
     }
 }
