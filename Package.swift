@@ -74,19 +74,25 @@ let package = Package(
         .target(name: "ToneShaperRealtime"),
         // libsndfile writer/reader, the Ogg Vorbis writer and the recorder's disk thread.
         .target(name: "ToneShaperAudioFile", dependencies: ["CSndFile", "CVorbis", "ToneShaperRealtime"]),
-        // ALSA sequencer input and PCM output.
+        // ALSA sequencer input and PCM output: thin Swift over the C API.
         .target(name: "ToneShaperALSA", dependencies: ["CALSA", "CALSAShim", "ToneShaperMIDI", "ToneShaperRealtime"]),
-        // Live play: MIDI in (sequencer or file) -> lock-free queue -> audio thread -> engine -> PCM (+ recorder).
+        // Live play with no backend in it: MIDI messages in (with a source and a frame) -> lock-free
+        // queue -> audio thread -> engine -> periods out (+ recorder, applied MIDI). Imports no ALSA.
         .target(name: "ToneShaperLive", dependencies: ["ToneShaperCore", "ToneShaperMIDI", "ToneShaperRealtime",
-                                                       "ToneShaperAudioFile", "ToneShaperALSA"]),
+                                                       "ToneShaperAudioFile"]),
+        // The ALSA front-end over the live core: the sequencer's events routed into LiveInput, the
+        // audio thread writing periods to a PCM device, a lost device reopened (`play`, `edit --device`).
+        .target(name: "ToneShaperALSALive", dependencies: ["ToneShaperLive", "ToneShaperALSA", "ToneShaperCore",
+                                                           "ToneShaperMIDI", "ToneShaperRealtime", "ToneShaperAudioFile"]),
         // Where shapes come from: the built-in Presets/, the user's library ($XDG_DATA_HOME), any FILE.json.
         .target(name: "ToneShaperLibrary", dependencies: ["ToneShaperCore"]),
         // The shape editor: a local HTTP + WebSocket server (Hummingbird) and its page (plain HTML/CSS/JS).
         // The page is not a resource bundle: the program finds Page/ (or its installed copy) from
         // its own path, so nothing can stop it when a bundle is missing (InstallLayout).
+        // No backend: an instrument (`edit --device`) is a LiveSession the program attaches.
         .target(name: "ToneShaperEditor", dependencies: [
             "ToneShaperCore", "ToneShaperLibrary", "ToneShaperLive", "ToneShaperAudioFile", "ToneShaperPlot",
-            "ToneShaperALSA", "ToneShaperRealtime", "ToneShaperMIDI",
+            "ToneShaperMIDI",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             .product(name: "Logging", package: "swift-log"),
@@ -96,7 +102,7 @@ let package = Package(
         // The command-line program.
         .executableTarget(name: "toneshaper", dependencies: [
             "ToneShaperMIDI", "ToneShaperCore", "ToneShaperRealtime", "ToneShaperAudioFile", "ToneShaperALSA", "ToneShaperPlot", "ToneShaperLive",
-            "ToneShaperLibrary", "ToneShaperEditor",
+            "ToneShaperALSALive", "ToneShaperLibrary", "ToneShaperEditor",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], linkerSettings: staticRuntime),
 
@@ -114,7 +120,10 @@ let package = Package(
         .testTarget(name: "ToneShaperAudioFileTests", dependencies: ["ToneShaperAudioFile"]),
         .testTarget(name: "ToneShaperALSATests", dependencies: ["ToneShaperALSA", "ToneShaperMIDI", "AllocationCounter"]),
         .testTarget(name: "ToneShaperLiveTests", dependencies: ["ToneShaperLive", "ToneShaperCore", "ToneShaperMIDI",
-                                                                "ToneShaperAudioFile", "ToneShaperALSA", "ToneShaperRealtime", "AllocationCounter", "TestSupport"]),
+                                                                "ToneShaperAudioFile", "ToneShaperRealtime", "AllocationCounter", "TestSupport"]),
+        .testTarget(name: "ToneShaperALSALiveTests", dependencies: ["ToneShaperALSALive", "ToneShaperLive", "ToneShaperALSA",
+                                                                    "ToneShaperCore", "ToneShaperMIDI", "ToneShaperAudioFile",
+                                                                    "ToneShaperRealtime", "AllocationCounter", "TestSupport"]),
         // End-to-end: runs the built `toneshaper` program and reads back what it wrote.
         .testTarget(name: "toneshaperTests", dependencies: ["toneshaper", "ToneShaperAudioFile", "ToneShaperMIDI", "TestSupport"]),
     ]

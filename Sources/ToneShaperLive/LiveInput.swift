@@ -1,5 +1,4 @@
 import Synchronization
-import ToneShaperALSA
 import ToneShaperCore
 import ToneShaperMIDI
 
@@ -9,15 +8,27 @@ import Glibc
 import Musl
 #endif
 
-/// The producer side of a session: filters MIDI, stamps it with a frame and queues it for the audio thread.
+/// Which MIDI source sent a message, in the front-end's own numbering (the ALSA front-end uses
+/// client × 256 + port; a JACK one, its input port), so a source that leaves can have exactly its
+/// notes released (`LiveInput.releaseAll(from:at:)`).
+public struct MIDISourceID: Hashable, Sendable, BitwiseCopyable, CustomStringConvertible {
+    public var rawValue: UInt32
+    public init(_ rawValue: UInt32) { self.rawValue = rawValue }
+    public var description: String { "source \(rawValue)" }
+}
+
+/// The producer side of a session: filters MIDI, takes each message at its frame and queues it for the audio thread.
 ///
-/// Exactly one thread may use an input (the ring is single-producer): the sequencer's reader thread
-/// for a keyboard, or the feeder thread for a file or script. It runs on that thread, not the audio
-/// thread, so it may wait a little when the ring is full; the audio thread never waits for it.
+/// It knows no backend: a front-end (the ALSA sequencer's, a file feeder, the editor) hands it
+/// `MIDIMessage`s with the source that sent them and the frame they should sound at, and says when
+/// a source leaves. Exactly one thread may use an input (the ring is single-producer): the
+/// front-end's MIDI thread for a keyboard, or the feeder thread for a file or script. It runs on
+/// that thread, not the audio thread, so it may wait a little when the ring is full; the audio
+/// thread never waits for it.
 ///
-/// It also remembers which sequencer source holds each note and each sustain pedal, so when a
-/// source leaves (unplugged, its program died) exactly its notes are released — with ordinary
-/// note-offs and pedal-ups, which `--record-midi` keeps, so the take re-renders the same.
+/// It also remembers which source holds each note and each sustain pedal, so when a source leaves
+/// (unplugged, its program died) exactly its notes are released — with ordinary note-offs and
+/// pedal-ups, which `--record-midi` keeps, so the take re-renders the same.
 public final class LiveInput: @unchecked Sendable {
     public let session: LiveSession
     /// Only messages on this 0-based channel pass; nil passes all.
@@ -26,10 +37,10 @@ public final class LiveInput: @unchecked Sendable {
     public let ignoresProgramChanges: Bool
 
     private let dropped = Atomic<Int>(0)
-    /// Who holds each channel × key: 0 nobody, else `holderTag(source)`. Producer thread only.
-    private let noteHolders: UnsafeMutablePointer<UInt32>
+    /// Who holds each channel × key: 0 nobody, else the source's raw value + 1. Producer thread only.
+    private let noteHolders: UnsafeMutablePointer<UInt64>
     /// Who holds each channel's sustain pedal down, and with which controller.
-    private let pedalHolders: UnsafeMutablePointer<UInt32>
+    private let pedalHolders: UnsafeMutablePointer<UInt64>
     private let pedalControllers: UnsafeMutablePointer<UInt8>
 
     public init(session: LiveSession, channelFilter: UInt8? = nil, ignoresProgramChanges: Bool = false) {
@@ -61,35 +72,35 @@ public final class LiveInput: @unchecked Sendable {
         return true
     }
 
-    /// A live event from the sequencer, which arrived at monotonic `arrival` nanoseconds (nil: now,
-    /// at the next period start). It is placed at its own frame, a constant `session.eventLatency`
-    /// after the frame the device was playing when it arrived (see `LiveSession.frame(arrivedAt:)`).
-    /// A source that went away has its held notes and pedals released.
-    public func receive(_ event: SequencerEvent, arrival: Int64? = nil) {
-        let frame = session.frame(arrivedAt: arrival)
-        switch event {
-        case .message(let message, let source):
-            guard accepts(message) else { return }
-            track(message, from: source)
-            enqueue(TimedEngineEvent(frame: frame, .midi(message)))
-        case .clientGone(let client):
-            release(at: frame) { $0.client == client }
-        case .portGone(let port):
-            release(at: frame) { $0 == port }
-        }
+    /// A live message from `source`, to sound at `frame` (a front-end with a clock gives the
+    /// arrival frame plus its constant latency, see `LiveSession.frame(arrivedAt:)`; one without,
+    /// `session.framesRendered`: the next period start). Refused messages are left out.
+    public func receive(_ message: MIDIMessage, from source: MIDISourceID, at frame: Int64) {
+        guard accepts(message) else { return }
+        track(message, from: source)
+        enqueue(TimedEngineEvent(frame: frame, .midi(message)))
+    }
+
+    /// `source` went away: its held notes and pedals are released at `frame`.
+    public func releaseAll(from source: MIDISourceID, at frame: Int64) {
+        release(at: frame) { $0 == source }
+    }
+
+    /// Every source that matches went away at once (an ALSA client with several ports): their held
+    /// notes and pedals are released at `frame`.
+    public func releaseAll(at frame: Int64, where matches: (MIDISourceID) -> Bool) {
+        release(at: frame, where: matches)
     }
 
     @inline(__always)
-    private static func tag(_ source: SequencerAddress) -> UInt32 { (UInt32(source.client) << 8 | UInt32(source.port)) + 1 }
+    private static func tag(_ source: MIDISourceID) -> UInt64 { UInt64(source.rawValue) + 1 }
 
     @inline(__always)
-    private static func source(of tag: UInt32) -> SequencerAddress {
-        SequencerAddress(client: UInt8((tag - 1) >> 8), port: UInt8((tag - 1) & 0xFF))
-    }
+    private static func source(of tag: UInt64) -> MIDISourceID { MIDISourceID(UInt32(tag - 1)) }
 
     /// Keeps the holder tables current. A note-off from any source ends the note (a keyboard
     /// split across two programs still stops what it started); the latest note-on owns a key.
-    private func track(_ message: MIDIMessage, from source: SequencerAddress) {
+    private func track(_ message: MIDIMessage, from source: MIDISourceID) {
         switch message {
         case .noteOn(let channel, let note, let velocity):
             noteHolders[Int(channel & 15) * 128 + Int(note & 127)] = velocity > 0 ? Self.tag(source) : 0
@@ -113,7 +124,7 @@ public final class LiveInput: @unchecked Sendable {
     }
 
     /// Note-offs for every key, and pedal-ups for every pedal, held by a source that matches.
-    private func release(at frame: Int64, where matches: (SequencerAddress) -> Bool) {
+    private func release(at frame: Int64, where matches: (MIDISourceID) -> Bool) {
         for channel in 0..<16 {
             let pedal = pedalHolders[channel]
             if pedal != 0 && matches(Self.source(of: pedal)) {
@@ -129,6 +140,7 @@ public final class LiveInput: @unchecked Sendable {
             }
         }
     }
+
     /// Queues one event, waiting up to `patience` seconds (in 1 ms naps) for room; false if it was dropped.
     ///
     /// A full ring means the audio thread is far behind or stopped. Waiting a moment keeps a burst

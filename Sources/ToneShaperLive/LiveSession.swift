@@ -7,7 +7,7 @@ import ToneShaperRealtime
 /// The hand-off between the MIDI side and the audio thread, and the audio thread's work per period.
 ///
 /// Three threads touch a session, each through its own door:
-/// - one **producer** (the sequencer reader or the file feeder, through `LiveInput`) pushes
+/// - one **producer** (a front-end's MIDI reader, or the file feeder, through `LiveInput`) pushes
 ///   `TimedEngineEvent`s into `events`, stamped with absolute frames;
 /// - the **audio thread** calls `renderPeriod(into:frames:)`: it pops every event due before the
 ///   end of the period, turns each frame into an offset (late ones at offset 0), renders the engine,

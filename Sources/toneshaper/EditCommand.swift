@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Synchronization
+import ToneShaperALSALive
 import ToneShaperCore
 import ToneShaperEditor
 import ToneShaperLive
@@ -51,13 +52,13 @@ struct EditCommand: ParsableCommand {
         let server = try EditorServer(configuration: config)
         for note in server.libraryNotes { Console.error("toneshaper: note: \(note)") }
 
-        var player: LivePlayer?
+        var player: ALSAPlayer?
         if live.device != nil || !live.connect.isEmpty {
             let sequencer = try live.openSequencer()
             let pcm = try live.openPCM()
             let engine = try ShapeExport.engine(for: server.startingShape, sampleRate: Double(pcm.sampleRate),
                                                 voices: voices, pointCapacity: Shape.maximumPoints)
-            let instrument = LivePlayer(engine: engine, pcm: pcm, source: .sequencer(sequencer),
+            let instrument = ALSAPlayer(engine: engine, pcm: pcm, source: .sequencer(sequencer),
                                         channelFilter: live.channelFilter, ignoresProgramChanges: true, realtime: live.realtime)
             try instrument.start()
             if let warning = instrument.realtimeWarning { Console.error(warning) }

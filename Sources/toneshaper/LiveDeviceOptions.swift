@@ -1,6 +1,7 @@
 import Foundation
 import ArgumentParser
 import ToneShaperALSA
+import ToneShaperALSALive
 import ToneShaperLive
 
 /// Where live sound goes and live notes come from, the same for `play` and `edit`: the ALSA PCM
@@ -44,7 +45,7 @@ struct LiveDeviceOptions: ParsableArguments {
     }
 
     /// Without --period/--periods the sizes are negotiated: 128 × 3 where the device takes it, else
-    /// at least 3 periods and 8 ms, and a longer period if the device times out at once (see LivePlayer).
+    /// at least 3 periods and 8 ms, and a longer period if the device times out at once (see ALSAPlayer).
     func openPCM() throws -> PCMOutput {
         try PCMOutput(device: device ?? "default", sampleRate: rate, channels: 2, periodFrames: period ?? 128,
                       periods: periods ?? 3, negotiate: period == nil && periods == nil)
@@ -58,7 +59,7 @@ struct LiveDeviceOptions: ParsableArguments {
     }
 
     /// What to tell the musician about the device (`play` adds what happens to its recordings).
-    func line(for notice: LivePlayer.Notice) -> String {
+    func line(for notice: ALSAPlayer.Notice) -> String {
         switch notice {
         case .deviceLost(let error, let seconds):
             return "toneshaper: \(error) at \(String(format: "%.2f", seconds)) s — playing on silently"

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import ToneShaperALSA
+import ToneShaperALSALive
 import ToneShaperAudioFile
 import ToneShaperCore
 import ToneShaperLive
@@ -86,7 +87,7 @@ struct PlayCommand: ParsableCommand {
         let engine = Engine(library: setup.library, configuration: config, controllerMap: setup.controllerMap)
         let recorder = try record.map { try AudioRecorder(path: $0, format: fileFormat!, sampleRate: pcm.sampleRate, channels: 2) }
 
-        let source: LivePlayer.Source
+        let source: ALSAPlayer.Source
         let endFrame: Int64?
         if let performance {
             // Same length as `toneshaper render` of the same file, so the two can be compared frame for frame.
@@ -97,7 +98,7 @@ struct PlayCommand: ParsableCommand {
             source = .sequencer(sequencer!)
             endFrame = nil
         }
-        let player = LivePlayer(engine: engine, pcm: pcm, source: source, recorder: recorder,
+        let player = ALSAPlayer(engine: engine, pcm: pcm, source: source, recorder: recorder,
                                 recordMIDI: recordMIDI != nil, channelFilter: channelFilter,
                                 ignoresProgramChanges: setup.ignoresProgramChanges, realtime: live.realtime)
 
@@ -130,7 +131,7 @@ struct PlayCommand: ParsableCommand {
 
     /// One line per device event; a lost device also makes the MIDI take so far safe on disk
     /// (the audio recording goes on, its header rewritten every second).
-    func report(_ notice: LivePlayer.Notice, player: LivePlayer, sampleRate: Double) {
+    func report(_ notice: ALSAPlayer.Notice, player: ALSAPlayer, sampleRate: Double) {
         var line = live.line(for: notice)
         if case .deviceLost = notice {
             if let record { line += " (still recording to \(record))" }

@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 import TestSupport
-import ToneShaperALSA
 import ToneShaperCore
 import ToneShaperLive
 import ToneShaperMIDI
@@ -28,7 +27,7 @@ private final class Periods {
     }
 }
 
-private let keyboard = SequencerAddress(client: 20, port: 0)
+private let keyboard = MIDISourceID(20 << 8)
 
 /// The left channel of interleaved stereo over a range of interleaved samples.
 private func left(_ x: [Float], _ range: Range<Int>) -> [Float] {
@@ -39,20 +38,20 @@ private func left(_ x: [Float], _ range: Range<Int>) -> [Float] {
 struct LiveSessionTests {
     @Test("a source that goes away releases exactly the notes and pedal it holds; another keyboard's notes play on")
     func departedSourceReleasesItsOwnNotes() {
-        let first = SequencerAddress(client: 20, port: 0), second = SequencerAddress(client: 24, port: 0)
-        func play(_ departure: SequencerEvent?) -> (Periods, Engine) {
+        let first = MIDISourceID(20 << 8), second = MIDISourceID(24 << 8)
+        func play(_ departure: ((LiveInput) -> Void)?) -> (Periods, Engine) {
             let engine = Fixtures.engine(program: 1)
             let session = LiveSession(engine: engine, recordMIDI: true)
             let input = LiveInput(session: session)
             let periods = Periods(session)
-            input.receive(.message(.noteOn(channel: 0, note: 60, velocity: 110), from: first))
-            input.receive(.message(.noteOn(channel: 3, note: 67, velocity: 90), from: second))
-            input.receive(.message(.controlChange(channel: 0, controller: 64, value: 127), from: first))
+            input.receive(.noteOn(channel: 0, note: 60, velocity: 110), from: first, at: session.framesRendered)
+            input.receive(.noteOn(channel: 3, note: 67, velocity: 90), from: second, at: session.framesRendered)
+            input.receive(.controlChange(channel: 0, controller: 64, value: 127), from: first, at: session.framesRendered)
             periods.run(40)
-            input.receive(.message(.noteOn(channel: 0, note: 72, velocity: 100), from: first))
-            input.receive(.message(.noteOff(channel: 0, note: 72, velocity: 64), from: first))  // held by the pedal
+            input.receive(.noteOn(channel: 0, note: 72, velocity: 100), from: first, at: session.framesRendered)
+            input.receive(.noteOff(channel: 0, note: 72, velocity: 64), from: first, at: session.framesRendered)  // held by the pedal
             periods.run(40)
-            if let departure { input.receive(departure) }
+            if let departure { departure(input) }
             periods.run(750)  // 2 s
             return (periods, engine)
         }
@@ -63,12 +62,16 @@ struct LiveSessionTests {
         let unplugFrame = Int64(80 * 128)
         // The second keyboard's note by itself, measured the same way.
         let alone = Periods(LiveSession(engine: Fixtures.engine(program: 1)))
-        LiveInput(session: alone.session).receive(.message(.noteOn(channel: 3, note: 67, velocity: 90), from: second))
+        LiveInput(session: alone.session).receive(.noteOn(channel: 3, note: 67, velocity: 90), from: second, at: 0)
         alone.run(830)
         let secondAlone = ZeroCrossings.frequency(left(alone.output, lastSecond), rate: 48_000) ?? -1
         #expect(abs((ZeroCrossings.frequency(left(held.output, lastSecond), rate: 48_000) ?? 0) - secondAlone) > 1)  // the chord is not that note
 
-        for departure in [SequencerEvent.portGone(first), .clientGone(20)] {
+        let departures: [(LiveInput) -> Void] = [
+            { $0.releaseAll(from: first, at: $0.session.framesRendered) },
+            { $0.releaseAll(at: $0.session.framesRendered) { $0.rawValue >> 8 == 20 } },  // every port of ALSA client 20
+        ]
+        for departure in departures {
             let (gone, goneEngine) = play(departure)
             // Only the second keyboard's note is left, and it sounds as it did.
             #expect(goneEngine.activeVoiceCount == 1)
@@ -86,7 +89,7 @@ struct LiveSessionTests {
         }
 
         // A source that held nothing leaves nothing to release; a note-off from anyone ends a note.
-        let (other, otherEngine) = play(.portGone(SequencerAddress(client: 30, port: 1)))
+        let (other, otherEngine) = play { $0.releaseAll(from: MIDISourceID(30 << 8 | 1), at: $0.session.framesRendered) }
         #expect(otherEngine.activeVoiceCount == 3)
         #expect(other.output == held.output)
     }
@@ -98,9 +101,9 @@ struct LiveSessionTests {
         let periods = Periods(session, frames: 64)
         periods.run(3)
         #expect(session.framesRendered == 192)
-        input.receive(.message(.noteOn(channel: 0, note: 60, velocity: 100), from: keyboard))
+        input.receive(.noteOn(channel: 0, note: 60, velocity: 100), from: keyboard, at: session.frame(arrivedAt: nil))
         periods.run(2)
-        input.receive(.message(.noteOff(channel: 0, note: 60, velocity: 64), from: keyboard))
+        input.receive(.noteOff(channel: 0, note: 60, velocity: 64), from: keyboard, at: session.frame(arrivedAt: nil))
         periods.run(1)
         var played: [TimedMIDIMessage] = []
         session.collectPlayedMIDI(into: &played)
@@ -135,7 +138,7 @@ struct LiveSessionTests {
             let playedAtTick = Int(tickTime * rate)
             while next < arrivals.count && arrivals[next] <= wake {
                 let note = UInt8(40 + next % 40)
-                input.receive(.message(.noteOn(channel: 0, note: note, velocity: 100), from: keyboard), arrival: arrivals[next])
+                input.receive(.noteOn(channel: 0, note: note, velocity: 100), from: keyboard, at: session.frame(arrivedAt: arrivals[next]))
                 next += 1
             }
             session.observeDevice(delay: frame - min(frame, playedAtTick), at: start + Int64(tickTime * 1e9))
@@ -196,7 +199,7 @@ struct LiveSessionTests {
         for period in 0..<60 {
             while next < script.count && script[next].period == period {
                 let message = script[next].1
-                input.receive(.message(message, from: keyboard))
+                input.receive(message, from: keyboard, at: session.framesRendered)
                 if message.channel == 1 { expected.append(TimedMIDIMessage(frame: Int64(period * 128), message: message)) }
                 next += 1
             }

@@ -2,11 +2,12 @@ import Foundation
 import TestSupport
 import Testing
 import ToneShaperALSA
+import ToneShaperALSALive
 import ToneShaperCore
 import ToneShaperLive
 import ToneShaperMIDI
 
-/// The editor's ALSA route: `edit --device` runs a LivePlayer whose preset 0 is the shape being
+/// The editor's ALSA route: `edit --device` runs a ALSAPlayer whose preset 0 is the shape being
 /// edited, and every edit goes to its audio thread through `offerShape`.
 @Suite("Editing while the instrument plays through a real PCM")
 struct ShapeSwapPlaybackTests {
@@ -22,7 +23,7 @@ struct ShapeSwapPlaybackTests {
         let pcm = try PCMOutput(device: "capture", sampleRate: 48_000, periodFrames: 128, periods: 3, configText: folder.configText)
         let engine = try ShapeExport.engine(for: Self.flat(250), sampleRate: 48_000, voices: 8, pointCapacity: Shape.maximumPoints)
         let endFrame: Int64 = 20 * 48_000
-        let player = LivePlayer(engine: engine, pcm: pcm,
+        let player = ALSAPlayer(engine: engine, pcm: pcm,
                                 source: .performance([TimedMIDIMessage(frame: 0, message: .noteOn(channel: 0, note: 69, velocity: 120))],
                                                      endFrame: endFrame),
                                 realtime: false)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import ToneShaperALSA
+import ToneShaperALSALive
 import ToneShaperAudioFile
 import ToneShaperCore
 import ToneShaperLive
@@ -18,7 +19,7 @@ struct LivePlaybackTests {
         #expect(pcm.format == .float32LE)
         let endFrame = Int64((seconds + 0.5) * 48_000)
         let recorder = try AudioRecorder(path: folder.path("take.wav"), format: .wav32Float, sampleRate: pcm.sampleRate, channels: 2)
-        let player = LivePlayer(engine: Fixtures.engine(threads: threads), pcm: pcm, source: .performance(messages, endFrame: endFrame),
+        let player = ALSAPlayer(engine: Fixtures.engine(threads: threads), pcm: pcm, source: .performance(messages, endFrame: endFrame),
                                 recorder: recorder, recordMIDI: true, realtime: false)
         try player.start()
         while !player.isFinished {
@@ -64,7 +65,7 @@ struct LivePlaybackTests {
         let endFrame = Int64((seconds + 0.5) * 48_000)
         let recorder = try AudioRecorder(path: back.path("take.wav"), format: .wav32Float, sampleRate: 48_000, channels: 2)
         var attempts = 0
-        let player = LivePlayer(engine: Fixtures.engine(), pcm: pcm, source: .performance(messages, endFrame: endFrame),
+        let player = ALSAPlayer(engine: Fixtures.engine(), pcm: pcm, source: .performance(messages, endFrame: endFrame),
                                 recorder: recorder, realtime: false) { request in
             attempts += 1
             // The first attempt finds nothing (still unplugged), the second finds it back.
@@ -74,7 +75,7 @@ struct LivePlaybackTests {
         }
         player.reopenInterval = 0.1
         try player.start()
-        var notices: [LivePlayer.Notice] = []
+        var notices: [ALSAPlayer.Notice] = []
         while !player.isFinished {
             usleep(2_000)
             notices += player.poll()
@@ -114,7 +115,7 @@ struct LivePlaybackTests {
         pcm.close()
         let recorder = try AudioRecorder(path: folder.path("take.wav"), format: .wav32Float, sampleRate: 48_000, channels: 2)
         let messages = [TimedMIDIMessage(frame: 100, message: .noteOn(channel: 0, note: 69, velocity: 100))]
-        let player = LivePlayer(engine: Fixtures.engine(), pcm: pcm, source: .performance(messages, endFrame: 24_000),
+        let player = ALSAPlayer(engine: Fixtures.engine(), pcm: pcm, source: .performance(messages, endFrame: 24_000),
                                 recorder: recorder, realtime: false) { request in
             throw ALSAError("cannot open PCM device", subject: request.device, code: -19)
         }
@@ -122,7 +123,7 @@ struct LivePlaybackTests {
         try player.start()
         while !player.isFinished { usleep(2_000); player.poll() }
         let summary = player.stop()
-        #expect(summary.audioFailure?.description == "cannot write to PCM device 'capture': it is closed")
+        #expect(summary.audioFailure.map { "\($0)" } == "cannot write to PCM device 'capture': it is closed")
         #expect(summary.deviceOutages == 1)
         #expect(summary.recording?.framesWritten == 24_000)
         let offline = OfflineRenderer(engine: Fixtures.engine(), blockFrames: 256).renderAll(messages, totalFrames: 24_000)
@@ -152,7 +153,7 @@ struct LivePlaybackTests {
         let pcm = try PCMOutput(device: "capture", periodFrames: 128, configText: folder.configText)
         let messages = script.timedMessages(sampleRate: 48_000)
         let endFrame = Int64((script.durationSeconds + 0.2) * 48_000)
-        let player = LivePlayer(engine: Fixtures.engine(), pcm: pcm, source: .performance(messages, endFrame: endFrame), realtime: false)
+        let player = ALSAPlayer(engine: Fixtures.engine(), pcm: pcm, source: .performance(messages, endFrame: endFrame), realtime: false)
         try player.start()
         while !player.isFinished { usleep(2_000) }
         _ = player.stop()

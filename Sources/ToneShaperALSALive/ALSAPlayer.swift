@@ -1,6 +1,7 @@
 import ToneShaperALSA
 import ToneShaperAudioFile
 import ToneShaperCore
+import ToneShaperLive
 import ToneShaperMIDI
 import ToneShaperRealtime
 
@@ -10,18 +11,19 @@ import Glibc
 import Musl
 #endif
 
-/// Live play, put together: a MIDI source thread, the audio thread, and what the control thread
-/// does to start, watch and stop them in the right order.
+/// Live play through ALSA, put together: the sequencer's reader thread (or a file feeder), the
+/// audio thread writing to a PCM device, and what the control thread does to start, watch and stop
+/// them in the right order. Everything that is not ALSA is the backend-neutral `LiveRig`.
 ///
 /// ```
 /// sequencer reader ─┐                                  ┌─► PCMOutput.write (blocking: paces the loop)
 ///   or file feeder  ├─► LiveInput ─► SPSCRing ─► audio thread: LiveSession.renderPeriod
-///                   ┘  (stamp, filter)    (events)      └─► AudioRecorder.capture ─► disk thread ─► file
+///                   ┘  (filter, holders)  (events)      └─► AudioRecorder.capture ─► disk thread ─► file
 ///                                                       └─► SPSCRing (applied MIDI) ─► control thread
 /// ```
-/// The command-line `play` and the tests use this same object, so what the tests prove about
-/// ordering, recording and stopping is what the program does.
-public final class LivePlayer {
+/// The command-line `play` and `edit` and the tests use this same object, so what the tests prove
+/// about ordering, recording and stopping is what the program does.
+public final class ALSAPlayer {
     /// Something the control thread should tell the musician, from `poll()`.
     public enum Notice: Equatable {
         /// The device failed beyond recovery: playing goes on silently (and into the recording),
@@ -35,14 +37,16 @@ public final class LivePlayer {
 
     /// Where the notes come from.
     public enum Source {
-        /// A keyboard or any sequencer client: open-ended; events land at the next period start.
+        /// A keyboard or any sequencer client: open-ended; each event lands at its own frame.
         case sequencer(SequencerInput)
         /// A known performance (MIDI file, script) with exact frames, rendered up to `endFrame`.
         case performance([TimedMIDIMessage], endFrame: Int64)
     }
 
-    public let session: LiveSession
-    public let input: LiveInput
+    /// The backend-neutral part: session, input, feeder, collected MIDI.
+    public let rig: LiveRig
+    public var session: LiveSession { rig.session }
+    public var input: LiveInput { rig.input }
     /// The device as first opened (its settings are what a reopen asks for).
     public let pcm: PCMOutput
     /// Seconds between attempts to open a lost device again.
@@ -60,9 +64,7 @@ public final class LivePlayer {
     private var currentOpened: Int64 = 0
     private var outages = 0
     private var silentNanoseconds: Int64 = 0
-    private let feeder: EventFeeder?
     private let sequencer: SequencerInput?
-    private var played: [TimedMIDIMessage] = []
     private var started = false
     private var summary: LiveSummary?
 
@@ -81,17 +83,14 @@ public final class LivePlayer {
         precondition(Int(engine.sampleRate) == pcm.sampleRate, "build the engine for the negotiated rate")
         switch source {
         case .sequencer(let sequencer):
-            session = LiveSession(engine: engine, recorder: recorder, recordMIDI: recordMIDI)
-            input = LiveInput(session: session, channelFilter: channelFilter, ignoresProgramChanges: ignoresProgramChanges)
+            rig = LiveRig(engine: engine, source: .live, recorder: recorder, recordMIDI: recordMIDI,
+                          channelFilter: channelFilter, ignoresProgramChanges: ignoresProgramChanges)
             self.sequencer = sequencer
-            feeder = nil
-            let input = self.input
+            let input = rig.input
             sequencer.onEvent = { input.receive($0, arrival: $1) }
         case .performance(let messages, let endFrame):
-            session = LiveSession(engine: engine, eventCapacity: EventFeeder.ringCapacity(for: messages.count),
-                                  recorder: recorder, recordMIDI: recordMIDI, endFrame: endFrame)
-            input = LiveInput(session: session, channelFilter: channelFilter, ignoresProgramChanges: ignoresProgramChanges)
-            feeder = EventFeeder(messages: messages, input: input)
+            rig = LiveRig(engine: engine, source: .performance(messages, endFrame: endFrame), recorder: recorder,
+                          recordMIDI: recordMIDI, channelFilter: channelFilter, ignoresProgramChanges: ignoresProgramChanges)
             sequencer = nil
         }
         self.pcm = pcm
@@ -100,8 +99,8 @@ public final class LivePlayer {
         self.devices = [pcm]
         self.nextRequest = pcm.request
         // Live events sound the device buffer plus one period after they arrive (see LiveSession.frame(arrivedAt:)).
-        session.eventLatency = pcm.bufferFrames + pcm.periodFrames
-        let session = self.session
+        rig.session.eventLatency = pcm.bufferFrames + pcm.periodFrames
+        let session = rig.session
         audio = AudioThread(pcm: pcm, realtime: realtime) { buffer, frames, time in
             session.observeDevice(delay: time.delay, at: time.nanoseconds)
             session.renderPeriod(into: buffer, frames: frames)
@@ -117,12 +116,12 @@ public final class LivePlayer {
 
     /// Queues the first events, starts the audio thread, then the MIDI thread.
     public func start() throws {
-        precondition(!started, "LivePlayer.start() called twice")
-        feeder?.prime()
+        precondition(!started, "ALSAPlayer.start() called twice")
+        rig.prime()
         try audio.start()
         currentOpened = MonotonicClock.nanoseconds()
         started = true
-        feeder?.start()
+        rig.startFeeding()
         if let sequencer {
             do { try sequencer.start(realtimePriority: realtime ? AudioThread.defaultPriority + 5 : nil) } catch {
                 _ = stop()
@@ -132,17 +131,17 @@ public final class LivePlayer {
     }
 
     /// True when the performance has been rendered to its end, or the device was lost with no way to reopen it.
-    public var isFinished: Bool { session.isFinished || (started && reopen == nil && audio.lostDevices > 0) }
+    public var isFinished: Bool { rig.isFinished || (started && reopen == nil && audio.lostDevices > 0) }
 
     /// What has been applied so far (with `recordMIDI`), as `poll()` collected it.
-    public var playedSoFar: [TimedMIDIMessage] { played }
+    public var playedSoFar: [TimedMIDIMessage] { rig.playedSoFar }
 
     /// Collects what the audio thread applied, and looks after the device: a lost one is closed and
     /// opened again every `reopenInterval` seconds until it returns. Call every few milliseconds
     /// while playing (when recording MIDI, so its ring never fills); returns what to tell the musician.
     @discardableResult
     public func poll() -> [Notice] {
-        session.collectPlayedMIDI(into: &played)
+        rig.collectPlayed()
         guard let reopen else { return [] }
         var notices: [Notice] = []
         let now = MonotonicClock.nanoseconds()
@@ -186,7 +185,7 @@ public final class LivePlayer {
     /// finalised) — and reports. Safe to call more than once: later calls return the same summary.
     public func stop() -> LiveSummary {
         if let summary { return summary }
-        feeder?.stop()
+        rig.stopFeeding()
         sequencer?.stop()
         audio.stop()
         // Lost and not back: that is the failure to report (a device that came back is only counted).
@@ -195,68 +194,17 @@ public final class LivePlayer {
         let xruns = devices.reduce(0) { $0 + $1.xrunCount }
         for device in devices { device.close() }
         if let started = outageStarted { silentNanoseconds += MonotonicClock.nanoseconds() - started; outageStarted = nil }
-        session.collectPlayedMIDI(into: &played)
 
-        var recording: RecordingReport?
-        var recordingError: (any Error)?
-        if let recorder = session.recorder {
-            do { recording = try recorder.finish() } catch { recordingError = error }
-        }
-        let result = LiveSummary(
-            framesRendered: session.framesRendered, xruns: xruns, notesPlayed: session.notesPlayed,
-            lateEvents: session.lateEvents, droppedEvents: input.droppedEvents, unrecordedEvents: session.unrecordedEvents,
-            playedMIDI: played, recording: recording, recordingError: recordingError,
-            audioFailure: audioFailure, midiFailure: sequencer?.failure, midiOverruns: sequencer?.overrunCount ?? 0,
-            deviceOutages: outages, secondsWithoutDevice: Double(silentNanoseconds) * 1e-9)
+        var backend = LiveRig.BackendReport()
+        backend.xruns = xruns
+        backend.audioFailure = audioFailure
+        backend.midiFailure = sequencer?.failure
+        backend.midiOverruns = sequencer?.overrunCount ?? 0
+        backend.deviceOutages = outages
+        backend.secondsWithoutDevice = Double(silentNanoseconds) * 1e-9
+        let result = rig.finish(backend)
         summary = result
         started = false
         return result
-    }
-}
-
-/// How a live session went: what the exit line reports, and what --record-midi writes.
-public struct LiveSummary {
-    /// Frames the audio thread produced (silence after a performance's end included).
-    public var framesRendered: Int64
-    /// Underruns recovered by the PCM output.
-    public var xruns: Int
-    public var notesPlayed: Int
-    /// Events applied after their frame (at the start of a later period).
-    public var lateEvents: Int
-    /// Events lost because the ring to the audio thread stayed full.
-    public var droppedEvents: Int
-    /// Applied messages missing from `playedMIDI` because the control thread fell behind.
-    public var unrecordedEvents: Int
-    /// Every applied message at the frame it was applied, in order (only with `recordMIDI`).
-    public var playedMIDI: [TimedMIDIMessage]
-    public var recording: RecordingReport?
-    public var recordingError: (any Error)?
-    /// The PCM write error that ended the audio thread (device unplugged...).
-    public var audioFailure: ALSAError?
-    /// The sequencer read error that ended the MIDI thread.
-    public var midiFailure: ALSAError?
-    /// Times the kernel's sequencer queue overflowed (events lost before we saw them).
-    public var midiOverruns: Int
-    /// Times the device was lost (each followed by reopening, or by the end).
-    public var deviceOutages: Int = 0
-    /// Time played without a device, all outages together.
-    public var secondsWithoutDevice: Double = 0
-}
-
-extension LiveSummary {
-    /// The applied messages as a Standard MIDI File (see `MIDIRecording.fileBytes`).
-    public func midiFile(sampleRate: Double) -> [UInt8] {
-        MIDIRecording.fileBytes(playedMIDI, sampleRate: sampleRate)
-    }
-}
-
-/// How `--record-midi` writes what was played.
-public enum MIDIRecording {
-    /// A format 0 file whose ticks are no longer than a frame (24,000 per quarter at 48 kHz and
-    /// 120 bpm), so reading it back at `sampleRate` gives every message its exact frame again and an
-    /// offline render of the file repeats the performance.
-    public static func fileBytes(_ messages: [TimedMIDIMessage], sampleRate: Double) -> [UInt8] {
-        let ticks = MIDIFileWriter.sampleExactTicksPerQuarter(sampleRate: sampleRate) ?? MIDIFileWriter.maxTicksPerQuarter
-        return MIDIFileWriter.write(messages, sampleRate: sampleRate, ticksPerQuarter: ticks)
     }
 }
