@@ -62,7 +62,7 @@ let package = Package(
         // Small C shim: where a new render thread starts (glibc's affinity calls are not importable).
         .target(name: "CThreadPlacement"),
 
-        // MIDI messages and Standard MIDI Files (read and write). Pure Swift.
+        // MIDI messages, Standard MIDI Files (read and write) and event scripts. Pure Swift.
         .target(name: "ToneShaperMIDI"),
         // Pure-Swift instrument: shapes, integrator, voices, engine, presets. No system dependency.
         // Optimised in debug builds too: its eight-lane SIMD code runs about 30 times slower unoptimised,

@@ -1,6 +1,5 @@
 import Foundation
 import ToneShaperCore
-import ToneShaperLive
 import ToneShaperMIDI
 
 /// The performances a command reads (MIDI files, event scripts), each with a size bound checked

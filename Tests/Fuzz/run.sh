@@ -19,11 +19,12 @@
 # How the fuzzer is built, and why this way:
 # - swiftc directly, not SwiftPM: libFuzzer brings its own main(), the sanitizers must cover only the
 #   readers, and the readers need a small part of the project (no ALSA, libsndfile or Hummingbird).
-# - Two modules. ToneShaperMIDI keeps its own name (a static library and its .swiftmodule), so the
-#   `import ToneShaperMIDI` in Core and in EventScript.swift resolves as it does under SwiftPM; then
-#   every Core source, Sources/ToneShaperLive/EventScript.swift and Tests/Fuzz/Harness.swift make one
-#   module, ToneShaperFuzz, linked against it (and against Core's small C module, CThreadPlacement,
-#   compiled with the toolchain's clang). No project source is copied, edited or conditioned.
+# - Two modules, each built whole from its own folder. ToneShaperMIDI (every source of
+#   Sources/ToneShaperMIDI, the event script reader included) keeps its own name (a static library
+#   and its .swiftmodule), so the `import ToneShaperMIDI` in Core and in the harness resolves as it
+#   does under SwiftPM; then every Core source and Tests/Fuzz/Harness.swift make one module,
+#   ToneShaperFuzz, linked against it (and against Core's small C module, CThreadPlacement, compiled
+#   with the toolchain's clang). No project source is copied, edited, conditioned or picked by path.
 #   One binary serves all six targets: the harness reads TONESHAPER_FUZZ_TARGET.
 # - Whole-module (-wmo): one compiler process per module, so the build keeps to one core.
 # - -O -g by default: about 45 s to build instead of 15 s at -Onone, but 1.2 to 3.5 times the inputs
@@ -56,7 +57,6 @@ SWIFTC="${SWIFTC:-swiftc}"
 
 MIDI_SOURCES=$(find Sources/ToneShaperMIDI -name '*.swift' | LC_ALL=C sort)
 FUZZ_SOURCES="$(find Sources/ToneShaperCore -name '*.swift' | LC_ALL=C sort)
-Sources/ToneShaperLive/EventScript.swift
 Tests/Fuzz/Harness.swift"
 # Core's one C module (where a render thread starts): compiled with the toolchain's clang, found
 # by its module map.
@@ -91,7 +91,7 @@ else
          "the swift.org toolchains can. Details: $BUILD/logs/probe.log" >&2
     exit 2
   fi
-  echo "fuzz: building $BIN ($OPT; ToneShaperMIDI, then Core + EventScript + harness)"
+  echo "fuzz: building $BIN ($OPT; ToneShaperMIDI, then Core + harness)"
   # shellcheck disable=SC2086
   if ! "$SWIFTC" "${FLAGS[@]}" -module-name ToneShaperMIDI -module-cache-path "$BUILD/obj/cache" \
        -emit-module -emit-module-path "$BUILD/obj/ToneShaperMIDI.swiftmodule" \

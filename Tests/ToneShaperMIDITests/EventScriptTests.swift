@@ -1,5 +1,4 @@
 import Testing
-import ToneShaperLive
 import ToneShaperMIDI
 
 @Suite("The stdin event script")
