@@ -22,19 +22,20 @@ struct SequencerRoutingTests {
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 2 * 128)
         defer { buffer.deallocate() }
         let a0 = SequencerAddress(client: 20, port: 0), a1 = SequencerAddress(client: 20, port: 1)
-        let b0 = SequencerAddress(client: 24, port: 0)
+        let a2 = SequencerAddress(client: 20, port: 2), b0 = SequencerAddress(client: 24, port: 0)
         input.receive(.message(.noteOn(channel: 0, note: 60, velocity: 100), from: a0))
-        input.receive(.message(.noteOn(channel: 1, note: 62, velocity: 100), from: a1))
-        input.receive(.message(.controlChange(channel: 1, controller: 64, value: 127), from: a1))
+        input.receive(.message(.noteOn(channel: 0, note: 61, velocity: 100), from: a1))
+        input.receive(.message(.noteOn(channel: 1, note: 62, velocity: 100), from: a2))
+        input.receive(.message(.controlChange(channel: 1, controller: 64, value: 127), from: a2))
         input.receive(.message(.noteOn(channel: 2, note: 64, velocity: 100), from: b0))
-        #expect(Self.period(session, buffer).count == 4)
-        #expect(session.engine.activeVoiceCount == 3)
+        #expect(Self.period(session, buffer).count == 5)
+        #expect(session.engine.activeVoiceCount == 4)
 
-        input.receive(.portGone(a1))
+        input.receive(.portGone(a2))
         #expect(Self.period(session, buffer) == [.noteOff(channel: 1, note: 62, velocity: 64),
                                                  .controlChange(channel: 1, controller: 64, value: 0)])
-        input.receive(.clientGone(20))
-        #expect(Self.period(session, buffer) == [.noteOff(channel: 0, note: 60, velocity: 64)])
+        input.receive(.clientGone(20))  // both ports still holding a note
+        #expect(Self.period(session, buffer) == [.noteOff(channel: 0, note: 60, velocity: 64), .noteOff(channel: 0, note: 61, velocity: 64)])
         input.receive(.portGone(SequencerAddress(client: 24, port: 1)))  // held nothing
         #expect(Self.period(session, buffer).isEmpty)
         input.receive(.clientGone(24))
