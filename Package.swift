@@ -110,6 +110,8 @@ let package = Package(
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         // What several test targets share: a seeded random generator, so random inputs repeat exactly.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // What the live tests of every front-end share: the shipped presets and an engine on them.
+        .target(name: "EngineFixtures", dependencies: ["ToneShaperCore"], path: "Tests/EngineFixtures"),
         .testTarget(name: "ToneShaperCoreTests", dependencies: ["ToneShaperCore", "AllocationCounter", "TestSupport"]),
         .testTarget(name: "ToneShaperMIDITests", dependencies: ["ToneShaperMIDI", "TestSupport"]),
         .testTarget(name: "ToneShaperLibraryTests", dependencies: ["ToneShaperLibrary", "ToneShaperCore"]),
@@ -120,10 +122,11 @@ let package = Package(
         .testTarget(name: "ToneShaperAudioFileTests", dependencies: ["ToneShaperAudioFile"]),
         .testTarget(name: "ToneShaperALSATests", dependencies: ["ToneShaperALSA", "ToneShaperMIDI", "AllocationCounter"]),
         .testTarget(name: "ToneShaperLiveTests", dependencies: ["ToneShaperLive", "ToneShaperCore", "ToneShaperMIDI",
-                                                                "ToneShaperAudioFile", "ToneShaperRealtime", "AllocationCounter", "TestSupport"]),
+                                                                "ToneShaperAudioFile", "ToneShaperRealtime", "AllocationCounter", "TestSupport",
+                                                                "EngineFixtures"]),
         .testTarget(name: "ToneShaperALSALiveTests", dependencies: ["ToneShaperALSALive", "ToneShaperLive", "ToneShaperALSA",
                                                                     "ToneShaperCore", "ToneShaperMIDI", "ToneShaperAudioFile",
-                                                                    "ToneShaperRealtime", "AllocationCounter", "TestSupport"]),
+                                                                    "ToneShaperRealtime", "AllocationCounter", "TestSupport", "EngineFixtures"]),
         // End-to-end: runs the built `toneshaper` program and reads back what it wrote.
         .testTarget(name: "toneshaperTests", dependencies: ["toneshaper", "ToneShaperAudioFile", "ToneShaperMIDI", "TestSupport"]),
     ]

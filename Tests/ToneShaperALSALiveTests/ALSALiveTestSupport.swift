@@ -1,6 +1,7 @@
 import Foundation
 import ToneShaperCore
 import ToneShaperMIDI
+import EngineFixtures
 
 /// A temporary folder with an alsa-lib configuration defining `capture`: a `file` PCM over `null`,
 /// which stores exactly the interleaved frames written through the real snd_pcm_* calls.
@@ -31,24 +32,7 @@ struct CaptureFolder {
     func remove() { try? FileManager.default.removeItem(at: url) }
 }
 
-enum Fixtures {
-    /// The repository's Presets folder (this file is Tests/ToneShaperALSALiveTests/ALSALiveTestSupport.swift).
-    static let library: PresetLibrary = {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return try! PresetLibrary.load(directory: root.appendingPathComponent("Presets").path)
-    }()
-
-    /// An engine at 48 kHz with every channel on the preset with this program number.
-    static func engine(program: Int? = nil, voices: Int = 16, threads: Int = 1) -> Engine {
-        var config = EngineConfiguration(sampleRate: 48_000, voices: voices)
-        config.threads = threads
-        config.helpersJoinEveryBlock = true  // so the helper takes a share of every period, however light
-        if let program, let index = library.index(program: program) {
-            config.channelPresets = Array(repeating: index, count: 16)
-        }
-        return Engine(library: library, configuration: config)
-    }
-
+extension Fixtures {
     /// A short performance that touches what timing must get right: chords on two channels, notes
     /// on odd frames, a program change, controller sweeps through the map (fidelity, duration,
     /// echo), pitch bend, the sustain pedal and a voice steal — written as a Standard MIDI File and
@@ -78,12 +62,5 @@ enum Fixtures {
         let ticks = MIDIFileWriter.sampleExactTicksPerQuarter(sampleRate: 48_000)!
         let file = try MIDIFile.parse(MIDIFileWriter.write(m, sampleRate: 48_000, ticksPerQuarter: ticks))
         return (file.timedMessages(sampleRate: 48_000), file.durationSeconds)
-    }
-
-    /// Largest absolute sample in a range of an interleaved buffer.
-    static func peak(_ samples: [Float], _ range: Range<Int>) -> Float {
-        var p: Float = 0
-        for i in range { p = max(p, abs(samples[i])) }
-        return p
     }
 }

@@ -1,3 +1,4 @@
+import EngineFixtures
 import AllocationCounter
 import Foundation
 import Testing

@@ -1,3 +1,4 @@
+import EngineFixtures
 import Testing
 import ToneShaperALSA
 import ToneShaperALSALive

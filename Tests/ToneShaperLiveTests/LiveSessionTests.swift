@@ -1,3 +1,4 @@
+import EngineFixtures
 import Foundation
 import Testing
 import TestSupport
