@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ToneShaperCore
+import ToneShaperEditor
 
 struct RenderShapeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -34,11 +35,11 @@ struct RenderShapeCommand: ParsableCommand {
         _ = try limit.frames(seconds: Double(cycles) * shape.duration + shape.release, rate: audio.rate,
                              what: "\(cycles) cycles of '\(shape.name)'")
         Self.noteIfSilent(shape, note: note, sampleRate: Double(audio.rate))
-        let engine = try ShapeExport.engine(for: shape, sampleRate: Double(audio.rate), masterGain: audio.linearGain)
-        let (messages, frames) = ShapeExport.performance(
-            of: shape, cycles: cycles, note: UInt8(note ?? shape.rootNote), velocity: UInt8(velocity),
-            sampleRate: Double(audio.rate))
-        try audio.write(OfflineRenderer(engine: engine), messages: messages, frames: frames)
+        // The editor's Export renders through the same call: the two files are equal sample for sample.
+        let (renderer, messages, frames) = try ShapeExporter.performance(
+            shape, cycles: cycles, note: note ?? shape.rootNote, velocity: velocity, sampleRate: audio.rate,
+            gainDecibels: audio.gain)
+        try audio.write(renderer, messages: messages, frames: frames)
     }
 
     /// A key that transposes the shape out of what can be played (or a shape wholly above Nyquist
