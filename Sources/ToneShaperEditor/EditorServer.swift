@@ -137,7 +137,9 @@ public final class EditorServer: Sendable {
             }, "notes": library.notes])
         }
         router.get("/api/shapes/:name") { [self] _, context in
-            let name = context.parameters.get("name") ?? ""
+            // The router hands the path segment over still percent-encoded ("my%20shape").
+            let raw = context.parameters.get("name") ?? ""
+            let name = raw.removingPercentEncoding ?? raw
             guard let entry = try Self.library(configuration).entry(named: name) else {
                 return Self.json(["error": "no shape named '\(name)'", "field": "name"], status: .notFound)
             }
@@ -154,7 +156,13 @@ public final class EditorServer: Sendable {
         }
         router.post("/api/save") { [self] request, context in
             try await answer {
-                let shape = try await Self.shape(from: request, context: context)
+                var shape = try await Self.shape(from: request, context: context)
+                shape.name = UserLibrary.libraryName(shape.name)
+                // Saving over a shape that exists (yours, or a built-in yours would then replace)
+                // is only done when the request says so: the page asks the musician first.
+                if request.uri.queryParameters.get("overwrite") != "1", let clash = try existing(shape.name) {
+                    throw EditorError(status: 409, "a shape named '\(shape.name)' \(clash); save over it?", field: "name")
+                }
                 let path = try configuration.userLibrary.save(shape)
                 return Self.json(["saved": path, "name": shape.name])
             }
@@ -181,6 +189,15 @@ public final class EditorServer: Sendable {
                                 body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
             }
         }
+    }
+
+    /// What a shape of this name already is, in the words the overwrite question uses, or nil.
+    func existing(_ name: String) throws -> String? {
+        if FileManager.default.fileExists(atPath: configuration.userLibrary.path(for: name)) {
+            return "is already in your library"
+        }
+        guard let entry = try Self.library(configuration).entry(named: name) else { return nil }
+        return entry.source == .builtIn ? "is built in (yours would be played in its place)" : "is already in your library"
     }
 
     /// Runs a handler; a refused request becomes its JSON error (422 unless it says otherwise).

@@ -21,6 +21,13 @@ public struct UserLibrary: Sendable {
         return UserLibrary(directory: (data as NSString).appendingPathComponent("toneshaper/presets"))
     }
 
+    /// The library name for what was typed: a name ending in `.json` is the file's name, so
+    /// "ok.json" is the shape "ok", kept as ok.json (not ok.json.json, which no menu reopens as typed).
+    public static func libraryName(_ name: String) -> String {
+        guard name.count > 5, name.lowercased().hasSuffix(".json") else { return name }
+        return String(name.dropLast(5))
+    }
+
     /// Where a shape of this name is kept.
     public func path(for name: String) -> String { (directory as NSString).appendingPathComponent(name + ".json") }
 
@@ -39,6 +46,8 @@ public struct UserLibrary: Sendable {
     /// then renamed over the old one, so a crash or a full disk never leaves a half-written shape.
     @discardableResult
     public func save(_ shape: Shape) throws -> String {
+        var shape = shape
+        shape.name = Self.libraryName(shape.name)
         try Self.checkName(shape.name)
         try shape.validate()
         let data = try ShapeFile.encode(shape)

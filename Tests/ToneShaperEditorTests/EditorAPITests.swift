@@ -117,4 +117,55 @@ struct EditorAPITests {
         #expect(tooLong.status == 422)
         #expect(tooLong.object["error"] as? String == "cycles = 2: 2 × 600.0 s is longer than the 600 s an export may last")
     }
+
+    @Test("a saved shape reopens by any name it may have; saving over one needs overwrite=1; NAME.json is the shape NAME")
+    func namesAndOverwrite() async throws {
+        let editor = try await RunningEditor()
+        defer { editor.stop() }
+        for name in ["my shape with spaces", "Ümlaut-é", "#+._-"] {
+            let shape = Self.stepShape(name: name)
+            #expect(try await editor.json("POST", "/api/save", body: ShapeFile.encode(shape)).status == 200)
+            let encoded = name.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._")))!
+            let reopened = try await editor.json("GET", "/api/shapes/" + encoded)
+            #expect(reopened.status == 200, "\(name): \(reopened.object)")
+            let body = try JSONSerialization.data(withJSONObject: reopened.object["shape"] as Any)
+            #expect(try ShapeFile.decode(body) == shape)
+        }
+
+        var changed = Self.stepShape(name: "my shape with spaces")
+        changed.amplitude = 0.25
+        let refused = try await editor.json("POST", "/api/save", body: ShapeFile.encode(changed))
+        #expect(refused.status == 409 && refused.object["field"] as? String == "name")
+        #expect(try ShapeFile.load(path: editor.userLibrary.path(for: "my shape with spaces")).amplitude == 0.5)
+        #expect(try await editor.json("POST", "/api/save?overwrite=1", body: ShapeFile.encode(changed)).status == 200)
+        #expect(try ShapeFile.load(path: editor.userLibrary.path(for: "my shape with spaces")).amplitude == 0.25)
+        let builtIn = try await editor.json("POST", "/api/save", body: ShapeFile.encode(Self.stepShape(name: "siren")))
+        #expect(builtIn.status == 409 && (builtIn.object["error"] as? String ?? "").contains("built in"))
+        #expect(!FileManager.default.fileExists(atPath: editor.userLibrary.path(for: "siren")))
+
+        let ok = try await editor.json("POST", "/api/save", body: ShapeFile.encode(Self.stepShape(name: "ok.json")))
+        #expect(ok.status == 200 && ok.object["name"] as? String == "ok")
+        #expect(ok.object["saved"] as? String == editor.userLibrary.path(for: "ok"))
+        #expect(!FileManager.default.fileExists(atPath: editor.userLibrary.path(for: "ok.json")))
+    }
+
+    @Test("a field written as null is refused by name, as the page refuses an emptied box")
+    func refusesNull() async throws {
+        let editor = try await RunningEditor()
+        defer { editor.stop() }
+        let base = try #require(try JSONSerialization.jsonObject(with: ShapeFile.encode(Self.stepShape())) as? [String: Any])
+        for field in ["attack", "release", "amplitude", "fidelity", "duration", "minFrequency", "wave"] {
+            var object = base
+            object[field] = NSNull()
+            let answer = try await editor.json("POST", "/api/analyse", body: JSONSerialization.data(withJSONObject: object))
+            #expect(answer.status == 422 && answer.object["field"] as? String == field, "\(field): \(answer.object)")
+        }
+        var echo = base
+        echo["echo"] = ["delay": NSNull(), "volume": 0] as [String: Any]
+        #expect(try await editor.json("POST", "/api/analyse", body: JSONSerialization.data(withJSONObject: echo)).object["field"] as? String
+                == "echo.delay")
+        var absent = base
+        absent["attack"] = nil
+        #expect(try await editor.json("POST", "/api/analyse", body: JSONSerialization.data(withJSONObject: absent)).status == 200)
+    }
 }

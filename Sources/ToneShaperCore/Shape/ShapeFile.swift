@@ -57,6 +57,7 @@ public enum ShapeFile {
         } catch {
             throw ShapeError(file: file, field: "(file)", value: "", reason: "\(error)")
         }
+        try refuseNulls(data, file: file)
         func missing(_ field: String) -> ShapeError {
             ShapeError(file: file, field: field, value: "(missing)", reason: "is required")
         }
@@ -102,6 +103,22 @@ public enum ShapeFile {
             throw e
         }
         return shape
+    }
+
+    /// A field written as `null` is refused by name, as the editor's page refuses an emptied box:
+    /// the decoder would read it as absent and give the default, so `"attack": null` played with
+    /// 5 ms while the page said it had no value. A field left out still takes its default.
+    static func refuseNulls(_ data: Data, file: String?) throws(ShapeError) {
+        guard data.range(of: Data("null".utf8)) != nil,
+              let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { return }
+        var nulls = object.keys.filter { object[$0] is NSNull }
+        for parent in ["echo", "envelope"] {
+            guard let inner = object[parent] as? [String: Any] else { continue }
+            nulls += inner.keys.filter { inner[$0] is NSNull }.map { "\(parent).\($0)" }
+        }
+        guard let field = nulls.sorted().first else { return }
+        throw ShapeError(file: file, field: field, value: "null",
+                         reason: "is empty; give a value (a file may leave the field out for its default)")
     }
 
     public static func encode(_ shape: Shape) throws -> Data {
