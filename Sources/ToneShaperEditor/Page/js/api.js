@@ -71,9 +71,12 @@ export function analyse(shape, note, signal) {
   return json("POST", "/api/analyse" + query, shape, signal);
 }
 
-/** POST /api/save: `{saved: PATH, name}`. */
-export function save(shape) {
-  return json("POST", "/api/save", shape);
+/**
+ * POST /api/save: `{saved: PATH, name}`. A shape of that name that exists already is refused with
+ * 409 unless `overwrite` says the musician agreed to save over it.
+ */
+export function save(shape, { overwrite = false } = {}) {
+  return json("POST", "/api/save" + (overwrite ? "?overwrite=1" : ""), shape);
 }
 
 /**

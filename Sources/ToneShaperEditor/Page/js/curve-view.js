@@ -62,8 +62,11 @@ export class CurveView {
     const finite = (v) => typeof v === "number" && Number.isFinite(v);
     if (finite(d) && d > 0) this.view.duration = d;
     if (finite(lo) && finite(hi) && lo > 0 && hi > lo) {
-      this.view.minFrequency = lo;
-      this.view.maxFrequency = hi;
+      // Points left outside a narrowed range stay in view (shaded as out of range) until they
+      // are rescaled or moved: the curve does not vanish.
+      const fs = shape.points.map((p) => p[1]).filter((f) => finite(f) && f > 0);
+      this.view.minFrequency = Math.min(lo, ...fs);
+      this.view.maxFrequency = Math.max(hi, ...fs);
     }
     if (this.selected >= shape.points.length) this.selected = -1;
     this.requestDraw();
@@ -269,6 +272,7 @@ export class CurveView {
     ctx.beginPath();
     ctx.rect(p.left - 6, p.top - 6, p.width + 12, p.height + 12);
     ctx.clip();
+    this.drawOutOfRange(ctx, axis);
     this.drawPoints(ctx, axis, c);
     this.drawPlayed(ctx, axis, c);
     this.drawSketch(ctx, c);
@@ -350,6 +354,15 @@ export class CurveView {
     ctx.fillText("s", p.left - 16, p.top + p.height + 7);
   }
 
+  /** Shades the bands of the view that lie outside the shape's frequency range. */
+  drawOutOfRange(ctx, axis) {
+    const { minFrequency: lo, maxFrequency: hi } = this.shape;
+    const p = axis.plot;
+    ctx.fillStyle = "rgba(240, 80, 80, 0.12)";
+    if (hi < axis.maxFrequency) ctx.fillRect(p.left, p.top, p.width, axis.y(hi) - p.top);
+    if (lo > axis.minFrequency) ctx.fillRect(p.left, axis.y(lo), p.width, p.top + p.height - axis.y(lo));
+  }
+
   drawPlayed(ctx, axis, c) {
     const played = this.played;
     if (!Array.isArray(played) || played.length < 2) return;
@@ -359,10 +372,7 @@ export class CurveView {
     ctx.lineWidth = 2;
     ctx.setLineDash([6, 4]);
     ctx.beginPath();
-    played.forEach(([t, f], i) => {
-      const x = axis.x(t), y = axis.y(f);
-      if (i === 0) ctx.moveTo(x, y); else ctx.lineTo(x, y);
-    });
+    traceHertzLinear(ctx, axis, played);
     ctx.stroke();
     ctx.setLineDash([]);
     if (played.length <= 400) {
@@ -382,10 +392,7 @@ export class CurveView {
     ctx.shadowColor = "rgba(245,165,36,0.35)";
     ctx.shadowBlur = 8;
     ctx.beginPath();
-    points.forEach(([t, f], i) => {
-      const x = axis.x(t), y = axis.y(f);
-      if (i === 0) ctx.moveTo(x, y); else ctx.lineTo(x, y);
-    });
+    traceHertzLinear(ctx, axis, points);
     ctx.stroke();
     ctx.shadowBlur = 0;
     points.forEach(([t, f], i) => {
@@ -462,7 +469,9 @@ export class CurveView {
     if (h) {
       const [t, f] = axis.valueAt(h.x, h.y);
       const shown = this.snap ? snapToSemitone(f, axis.minFrequency, axis.maxFrequency) : f;
-      text = `${t.toFixed(3)} s · ${formatFrequency(shown)} · ${describePitch(shown)}`;
+      const sounding = curveAt(this.shape.points, t);
+      text = `${t.toFixed(3)} s · ${formatFrequency(shown)} · ${describePitch(shown)}` +
+        (sounding ? ` · curve ${formatFrequency(sounding)}` : "");
     } else if (this.selected >= 0 && this.shape.points[this.selected]) {
       const [t, f] = this.shape.points[this.selected];
       text = `point ${this.selected + 1}: ${Number(t).toFixed(3)} s · ${formatFrequency(f)} · ${describePitch(f)}`;
@@ -478,5 +487,44 @@ export class CurveView {
     ctx.fillStyle = h || this.selected >= 0 ? c.textBright : c.text;
     ctx.fillText(text, axis.plot.left, axis.plot.top - 16);
     ctx.restore();
+    this.callbacks.onReadout?.(text);
   }
+}
+
+/**
+ * The curve's frequency at time t as the engine plays it: linear in hertz between neighbouring
+ * points (held before the first and after the last), or null when there is none.
+ */
+export function curveAt(points, t) {
+  if (!Array.isArray(points) || !points.length || !Number.isFinite(t)) return null;
+  if (t <= points[0][0]) return points[0][1];
+  for (let i = 1; i < points.length; i++) {
+    const [t1, f1] = points[i];
+    if (t <= t1) {
+      const [t0, f0] = points[i - 1];
+      return t1 > t0 ? f0 + ((f1 - f0) * (t - t0)) / (t1 - t0) : f1;
+    }
+  }
+  return points[points.length - 1][1];
+}
+
+/**
+ * Traces points joined as they sound: each segment glides linearly in hertz, which on a log axis
+ * is a curve, so it is sampled every 2 px in x (a straight line there would be an octave off the
+ * sound in the middle of a 4-octave glide). On a linear axis one line per segment is exact.
+ */
+function traceHertzLinear(ctx, axis, points) {
+  points.forEach(([t, f], i) => {
+    const x = axis.x(t), y = axis.y(f);
+    if (i === 0) { ctx.moveTo(x, y); return; }
+    const [t0, f0] = points[i - 1];
+    if (axis.log && f !== f0) {
+      const steps = Math.min(512, Math.ceil(Math.abs(x - axis.x(t0)) / 2));
+      for (let k = 1; k < steps; k++) {
+        const u = k / steps;
+        ctx.lineTo(axis.x(t0 + (t - t0) * u), axis.y(f0 + (f - f0) * u));
+      }
+    }
+    ctx.lineTo(x, y);
+  });
 }

@@ -44,6 +44,13 @@ const state = {
   lastSave: null,
   lastExport: null,
   shapes: [],
+  // The shape as last opened or saved (JSON): the page is "modified" while the shape differs.
+  clean: null,
+  // The control the musician changed last: a refusal about a pair of fields (min > max) is shown
+  // under this one, where they are looking.
+  lastField: null,
+  // Min/max frequency as they were when the range edit began, for the rescale offer.
+  rangeBase: null,
 };
 
 const history = new History(state.shape);
@@ -52,6 +59,7 @@ const curveView = new CurveView($("[data-testid='curve-canvas']"), {
   onEdit: (points, { commit }) => edit((shape) => { shape.points = points; }, { commit }),
   onSelect: () => updateButtons(),
   onNotice: (text) => status(text),
+  onReadout: (text) => { $("[data-testid='curve-readout']").textContent = text; },
 });
 const waveformView = new WaveformView($("[data-testid='waveform-canvas']"));
 const spectrumView = new SpectrumView($("[data-testid='spectrum-canvas']"));
@@ -62,14 +70,23 @@ let durationBase = null;
 
 const controls = new FieldControls(document.body, {
   onInput: (path, value, commit) => {
+    state.lastField = path;
     if (path === "duration" && !durationBase) {
       durationBase = { duration: state.shape.duration, points: state.shape.points };
+    }
+    if ((path === "minFrequency" || path === "maxFrequency") && !state.rangeBase) {
+      state.rangeBase = { minFrequency: state.shape.minFrequency, maxFrequency: state.shape.maxFrequency };
     }
     edit((shape) => {
       setField(shape, path, value, { envelopeRate: controls.envelopeRate() });
       if (path === "duration") shape.points = scaleTimes(durationBase.points, durationBase.duration, value);
     }, { commit });
     if (commit) durationBase = null;
+    showLocalError(path);
+    if (commit && (path === "minFrequency" || path === "maxFrequency")) {
+      offerRescale(state.rangeBase);
+      state.rangeBase = null;
+    }
   },
 });
 
@@ -179,9 +196,41 @@ function clearErrors() {
   request.hidden = !kept;
 }
 
+const RANGE_FIELDS = ["minFrequency", "maxFrequency"];
+
+/**
+ * A min > max range is one fault of two fields: the line goes under the one just changed, in its
+ * own words ("must be ≤ maxFrequency" under Min), not under the other control.
+ */
+function rangeMessage(field) {
+  const { minFrequency: lo, maxFrequency: hi } = state.shape;
+  if (!RANGE_FIELDS.includes(field) || !(lo > hi)) return null;
+  return field === "minFrequency"
+    ? `field 'minFrequency' = ${lo}: must be ≤ maxFrequency (${hi})`
+    : `field 'maxFrequency' = ${hi}: must be ≥ minFrequency (${lo})`;
+}
+
+/**
+ * The error of the control just changed, shown at once (an emptied box, min > max), before the
+ * server's answer, which then replaces it with the same field's line.
+ */
+function showLocalError(path) {
+  const fault = firstInvalidField(state.shape, state.info?.waves);
+  if (!fault) return;
+  const range = RANGE_FIELDS.includes(path) ? rangeMessage(path) : null;
+  if (range) { showServerError(range, path); return; }
+  if (fault.field !== path) return;
+  const value = path.split(".").reduce((node, key) => (node == null ? undefined : node[key]), state.shape);
+  if (value === null) showServerError(`field '${path}' = null: is empty; give a value`, path);
+}
+
 /** Puts one server line where it belongs: next to its control, on the curve, or in the bar. */
 function showServerError(message, field) {
   clearErrors();
+  if (RANGE_FIELDS.includes(field) && RANGE_FIELDS.includes(state.lastField) && rangeMessage(state.lastField)) {
+    field = state.lastField;
+    message = rangeMessage(field);
+  }
   const slot = errorSlot(field, controls.known);
   state.errors[slot] = message;
   if (slot === "(request)") {
@@ -211,7 +260,20 @@ function isInvalid() {
   return state.analysis.revision === state.revision && !state.analysis.ok;
 }
 
+function isModified() {
+  return state.clean !== null && JSON.stringify(state.shape) !== state.clean;
+}
+
+/** Marks the shape as the one saved or opened: "modified" is measured from here. */
+function markClean() {
+  state.clean = JSON.stringify(state.shape);
+  updateButtons();
+}
+
 function updateButtons() {
+  const modified = isModified();
+  $("[data-testid='modified']").hidden = !modified;
+  document.title = (modified ? "● " : "") + "ToneShaper · shape editor";
   const pending = JSON.stringify(state.shape) !== JSON.stringify(history.committed);
   $("[data-testid='btn-undo']").disabled = !(history.canUndo || pending);
   $("[data-testid='btn-redo']").disabled = !history.canRedo || pending;
@@ -232,6 +294,47 @@ function updatePlayButton() {
 
 function noteLabel(note) {
   return `${noteName(note)} (${note})`;
+}
+
+// ---- frequency range ---------------------------------------------------------------------
+
+let rescaleFrom = null;
+
+/**
+ * After the range was narrowed past some points, offers to squeeze the whole curve into the new
+ * range (in pitch: each point keeps its place between the ends in octaves), instead of leaving
+ * points the shape refuses. The range's old ends count as the curve's frame.
+ */
+function offerRescale(base) {
+  const { minFrequency: lo, maxFrequency: hi, points } = state.shape;
+  const offer = $("[data-testid='rescale-offer']");
+  const outside = points.filter(([, f]) => f < lo || f > hi).length;
+  if (!base || !(lo > 0) || !(hi >= lo) || !outside) { offer.hidden = true; rescaleFrom = null; return; }
+  const fs = points.map(([, f]) => f);
+  rescaleFrom = {
+    lo: Math.min(base.minFrequency > 0 ? base.minFrequency : Infinity, ...fs),
+    hi: Math.max(Number.isFinite(base.maxFrequency) ? base.maxFrequency : 0, ...fs),
+  };
+  $("[data-testid='rescale-text']").textContent =
+    `${outside} point${outside === 1 ? " lies" : "s lie"} outside ${lo}–${hi} Hz. Rescale the curve into the new range?`;
+  offer.hidden = false;
+}
+
+function answerRescale(yes) {
+  $("[data-testid='rescale-offer']").hidden = true;
+  const from = rescaleFrom;
+  rescaleFrom = null;
+  if (!yes || !from) return;
+  const { minFrequency: lo, maxFrequency: hi } = state.shape;
+  const span = Math.log(from.hi / from.lo);
+  edit((shape) => {
+    shape.points = shape.points.map(([t, f]) => {
+      const u = span > 0 ? Math.log(f / from.lo) / span : 0.5;
+      const g = Math.round(lo * Math.pow(hi / lo, u) * 1000) / 1000;
+      return [t, Math.min(hi, Math.max(lo, g))];
+    });
+  }, { commit: true });
+  status(`Rescaled the curve into ${lo}–${hi} Hz.`);
 }
 
 // ---- library -----------------------------------------------------------------------------
@@ -268,11 +371,21 @@ async function openShape(name, { resetHistory = false } = {}) {
     showShape(loaded);
     if (!resetHistory) history.commit(state.shape);
     $("[data-testid='shape-select']").value = name;
+    markClean();
     status(`Opened ${name} (${source}).`);
   } catch (error) {
+    // The menu keeps naming the shape on screen, not the one that could not be opened.
+    showMenuName();
     showServerError(error.message, "(request)");
   }
   updateButtons();
+}
+
+/** The menu shows the shape on screen when it is in the library, else the placeholder. */
+function showMenuName() {
+  const select = $("[data-testid='shape-select']");
+  const name = state.shape.name;
+  select.value = state.shapes.some((s) => s.name === name) && !isModified() ? name : "";
 }
 
 async function saveShape() {
@@ -286,7 +399,24 @@ async function saveShape() {
     return;
   }
   try {
-    const answer = await api.save(state.shape);
+    let answer;
+    try {
+      answer = await api.save(state.shape);
+    } catch (error) {
+      // 409: a shape of that name exists (yours, or built in): saved over only when agreed.
+      if (!(error instanceof api.ApiError) || error.status !== 409) throw error;
+      if (!window.confirm(error.message.charAt(0).toUpperCase() + error.message.slice(1))) {
+        status(`Not saved: “${state.shape.name}” exists; give the shape another name to keep both.`, "info");
+        return;
+      }
+      answer = await api.save(state.shape, { overwrite: true });
+    }
+    // The server names the shape as kept ("ok.json" is the shape "ok"): the page follows it.
+    if (answer.name !== state.shape.name) {
+      edit((shape) => { shape.name = answer.name; }, { commit: true });
+      controls.setShape(state.shape);
+    }
+    markClean();
     try {
       await refreshShapes(answer.name);
     } finally {
@@ -367,6 +497,7 @@ function wire() {
     edit(newShape(), { commit: true });
     controls.setShape(state.shape);
     $("[data-testid='shape-select']").value = "";
+    markClean();
     status("New shape: a flat A4 to start from.");
   });
   $("[data-testid='btn-save']").addEventListener("click", saveShape);
@@ -398,6 +529,15 @@ function wire() {
   const noteSelect = $("[data-testid='note-select']");
   noteSelect.replaceChildren(...Array.from({ length: 128 }, (_, n) => new Option(`${noteName(n)} · ${n}`, String(n))));
   noteSelect.value = String(state.note);
+
+  // A reload or a closed tab would lose what is not saved: the browser asks first.
+  window.addEventListener("beforeunload", (e) => {
+    if (!isModified()) return;
+    e.preventDefault();
+    e.returnValue = "";
+  });
+  $("[data-testid='rescale-yes']").addEventListener("click", () => answerRescale(true));
+  $("[data-testid='rescale-no']").addEventListener("click", () => answerRescale(false));
 
   document.addEventListener("keydown", (e) => {
     const mod = e.ctrlKey || e.metaKey;
@@ -442,6 +582,7 @@ function exposeForTests() {
     get note() { return state.note; },
     get selected() { return curveView.selected; },
     get lastSave() { return state.lastSave; },
+    get modified() { return isModified(); },
     get lastExport() { return state.lastExport; },
     get info() { return state.info; },
     /** The curve view's plot rectangle (CSS px from the canvas's top-left) and axes. */
@@ -489,6 +630,7 @@ function startWith(shape, name) {
   setNote(Number.isInteger(shape.rootNote) ? shape.rootNote : state.note, { send: false, analyse: false });
   history.reset(shape);
   showShape(shape);
+  markClean();
   const select = $("[data-testid='shape-select']");
   select.value = name && state.shapes.some((s) => s.name === name) ? name : "";
   if (name) status(`Opened ${name}.`);
