@@ -118,8 +118,8 @@ struct EditorAPITests {
         #expect(tooLong.object["error"] as? String == "cycles = 2: 2 × 600.0 s is longer than the 600 s an export may last")
     }
 
-    @Test("a saved shape reopens by any name it may have; saving over one needs overwrite=1; NAME.json is the shape NAME")
-    func namesAndOverwrite() async throws {
+    @Test("a saved shape reopens by any name it may have: spaces, letters beyond ASCII, # and +")
+    func names() async throws {
         let editor = try await RunningEditor()
         defer { editor.stop() }
         for name in ["my shape with spaces", "Ümlaut-é", "#+._-"] {
@@ -128,10 +128,16 @@ struct EditorAPITests {
             let encoded = name.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._")))!
             let reopened = try await editor.json("GET", "/api/shapes/" + encoded)
             #expect(reopened.status == 200, "\(name): \(reopened.object)")
-            let body = try JSONSerialization.data(withJSONObject: reopened.object["shape"] as Any)
-            #expect(try ShapeFile.decode(body) == shape)
+            let object = try #require(reopened.object["shape"] as? [String: Any], "\(name): \(reopened.object)")
+            #expect(try ShapeFile.decode(JSONSerialization.data(withJSONObject: object)) == shape)
         }
+    }
 
+    @Test("saving over your own shape or a built-in one is done only when the request says overwrite=1")
+    func overwrite() async throws {
+        let editor = try await RunningEditor()
+        defer { editor.stop() }
+        #expect(try await editor.json("POST", "/api/save", body: ShapeFile.encode(Self.stepShape(name: "my shape with spaces"))).status == 200)
         var changed = Self.stepShape(name: "my shape with spaces")
         changed.amplitude = 0.25
         let refused = try await editor.json("POST", "/api/save", body: ShapeFile.encode(changed))
@@ -142,7 +148,12 @@ struct EditorAPITests {
         let builtIn = try await editor.json("POST", "/api/save", body: ShapeFile.encode(Self.stepShape(name: "siren")))
         #expect(builtIn.status == 409 && (builtIn.object["error"] as? String ?? "").contains("built in"))
         #expect(!FileManager.default.fileExists(atPath: editor.userLibrary.path(for: "siren")))
+    }
 
+    @Test("a name ending in .json is the file's name: 'ok.json' is the shape 'ok', kept as ok.json")
+    func jsonSuffix() async throws {
+        let editor = try await RunningEditor()
+        defer { editor.stop() }
         let ok = try await editor.json("POST", "/api/save", body: ShapeFile.encode(Self.stepShape(name: "ok.json")))
         #expect(ok.status == 200 && ok.object["name"] as? String == "ok")
         #expect(ok.object["saved"] as? String == editor.userLibrary.path(for: "ok"))
