@@ -325,3 +325,34 @@ def test_lowering_max_frequency_offers_to_rescale_the_points(start_server, drive
         assert [f for _, f in editor.shape["points"]] == [100, 1600, 400]
     finally:
         leave_page(driver)
+
+
+def test_the_page_and_the_server_accept_the_same_shapes(editor):
+    """The page's own check (js/shape-model.js, which decides whether Save is sent) and the
+    server's loader give the same verdict on valid shapes and on each kind of fault."""
+    base = editor.shape
+    cases = {"valid": {}, "attack null": {"attack": None}, "attack 11": {"attack": 11}, "release 31": {"release": 31},
+             "duration 0": {"duration": 0}, "duration 700": {"duration": 700}, "min 0": {"minFrequency": 0},
+             "max 200 kHz": {"maxFrequency": 200000}, "min > max": {"minFrequency": 3000},
+             "fidelity 0": {"fidelity": 0}, "fidelity 2.5": {"fidelity": 2.5}, "fourier 513": {"fourierTerms": 513},
+             "amplitude 1.5": {"amplitude": 1.5}, "root 128": {"rootNote": 128}, "program 128": {"program": 128},
+             "echo volume 1": {"echo": {"delay": 0.25, "volume": 1}}, "echo delay 3": {"echo": {"delay": 3, "volume": 0}},
+             "wave nope": {"wave": "nope"}, "one point": {"points": [[0, 440]]},
+             "times back": {"points": [[0, 440], [0.6, 440], [0.5, 440]]},
+             "point above max": {"points": [[0, 440], [1, 2400]]},
+             "rate -1": {"envelope": {"kind": "exponential-decay", "rate": -1}},
+             "rate 3": {"envelope": {"kind": "exponential-decay", "rate": 3}}}
+    verdicts = {}
+    for label, change in cases.items():
+        shape = dict(base, **change)
+        page = editor.driver.execute_async_script("""
+            const [shape, done] = [arguments[0], arguments[arguments.length - 1]];
+            import("/page/js/shape-model.js").then((m) => {
+              const info = window.toneshaperEditor.info;
+              done(m.firstInvalidField(shape, info.waves, info.limits) === null);
+            });""", shape)
+        status, body, _ = editor.server.api("POST", "/api/analyse", shape)
+        verdicts[label] = (page, status == 200, body.get("error") if isinstance(body, dict) else None)
+    differ = {k: v for k, v in verdicts.items() if v[0] != v[1]}
+    assert not differ, f"page and server disagree (page ok, server ok, server's line): {differ}"
+    assert verdicts["valid"][:2] == (True, True) and verdicts["rate 3"][:2] == (True, True)

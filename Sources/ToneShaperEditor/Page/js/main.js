@@ -215,7 +215,7 @@ function rangeMessage(field) {
  * server's answer, which then replaces it with the same field's line.
  */
 function showLocalError(path) {
-  const fault = firstInvalidField(state.shape, state.info?.waves);
+  const fault = firstInvalidField(state.shape, state.info?.waves, state.info?.limits);
   if (!fault) return;
   const range = RANGE_FIELDS.includes(path) ? rangeMessage(path) : null;
   if (range) { showServerError(range, path); return; }
@@ -256,7 +256,7 @@ function status(text, kind = "info") {
 }
 
 function isInvalid() {
-  if (firstInvalidField(state.shape, state.info?.waves)) return true;
+  if (firstInvalidField(state.shape, state.info?.waves, state.info?.limits)) return true;
   return state.analysis.revision === state.revision && !state.analysis.ok;
 }
 
@@ -392,7 +392,7 @@ async function saveShape() {
   history.commit(state.shape);
   await analyser.settled();
   if (isInvalid()) {
-    const field = state.analysis.error?.field || firstInvalidField(state.shape, state.info?.waves)?.field;
+    const field = state.analysis.error?.field || firstInvalidField(state.shape, state.info?.waves, state.info?.limits)?.field;
     const message = state.analysis.error?.error;
     if (message) showServerError(message, field);
     status("Not saved: the shape has an error" + (message ? `: ${message}` : ` in ${field}`), "error");

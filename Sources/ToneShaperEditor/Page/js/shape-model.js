@@ -60,14 +60,18 @@ const isWhole = (v) => isNumber(v) && Math.round(v) === v;
 /**
  * The same rules as the server's Shape.validate and file loader, checked in the page only to
  * decide whether Save may be sent: the message shown to the user is always the server's.
+ * `limits` are the server's (`GET /api/info`): the longest duration, the highest frequency, the
+ * most points.
  * @returns {{field: string}|null} the first field at fault, or null when the shape looks valid
  */
-export function firstInvalidField(shape, waves) {
+export function firstInvalidField(shape, waves, limits = {}) {
   const bad = (field) => ({ field });
-  if (!(isNumber(shape.duration) && shape.duration > 0)) return bad("duration");
+  const { maxDuration = 600, maxFrequency = 100000, maxPoints = 4096 } = limits || {};
+  if (!(isNumber(shape.duration) && shape.duration > 0 && shape.duration <= maxDuration)) return bad("duration");
   if (!(isNumber(shape.minFrequency) && shape.minFrequency > 0)) return bad("minFrequency");
-  if (!(isNumber(shape.maxFrequency) && shape.maxFrequency >= shape.minFrequency)) return bad("maxFrequency");
-  if (!Array.isArray(shape.points) || shape.points.length < 2) return bad("points");
+  if (!(isNumber(shape.maxFrequency) && shape.maxFrequency >= shape.minFrequency &&
+        shape.maxFrequency <= maxFrequency)) return bad("maxFrequency");
+  if (!Array.isArray(shape.points) || shape.points.length < 2 || shape.points.length > maxPoints) return bad("points");
   for (let i = 0; i < shape.points.length; i++) {
     const [t, f] = shape.points[i];
     if (!(isNumber(t) && t >= 0 && t <= shape.duration + 1e-9)) return bad(`points[${i}].time`);
