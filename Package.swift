@@ -67,11 +67,12 @@ let package = Package(
         // Pure-Swift instrument: shapes, integrator, voices, engine, presets. No system dependency.
         // Optimised in debug builds too: its eight-lane SIMD code runs about 30 times slower unoptimised,
         // too slow to play live from a debug build (the VM test's `play` counted underruns).
-        .target(name: "ToneShaperCore", dependencies: ["ToneShaperMIDI", "CThreadPlacement"],
+        .target(name: "ToneShaperCore", dependencies: ["ToneShaperMIDI", "ToneShaperRealtime"],
                 swiftSettings: [.unsafeFlags(coreCPUFlags, .when(configuration: .release)),
                                 .unsafeFlags(["-O"], .when(configuration: .debug))]),
-        // Lock-free single-producer single-consumer hand-off between threads (MIDI -> audio -> disk).
-        .target(name: "ToneShaperRealtime"),
+        // Lock-free single-producer single-consumer hand-off between threads (MIDI -> audio -> disk),
+        // and the one pthread starter (NativeThread): audio, MIDI and render threads, the tables' builder.
+        .target(name: "ToneShaperRealtime", dependencies: ["CThreadPlacement"]),
         // libsndfile writer/reader, the Ogg Vorbis writer and the recorder's disk thread.
         .target(name: "ToneShaperAudioFile", dependencies: ["CSndFile", "CVorbis", "ToneShaperRealtime"]),
         // ALSA sequencer input and PCM output: thin Swift over the C API.

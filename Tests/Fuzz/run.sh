@@ -19,12 +19,12 @@
 # How the fuzzer is built, and why this way:
 # - swiftc directly, not SwiftPM: libFuzzer brings its own main(), the sanitizers must cover only the
 #   readers, and the readers need a small part of the project (no ALSA, libsndfile or Hummingbird).
-# - Two modules, each built whole from its own folder. ToneShaperMIDI (every source of
-#   Sources/ToneShaperMIDI, the event script reader included) keeps its own name (a static library
-#   and its .swiftmodule), so the `import ToneShaperMIDI` in Core and in the harness resolves as it
-#   does under SwiftPM; then every Core source and Tests/Fuzz/Harness.swift make one module,
-#   ToneShaperFuzz, linked against it (and against Core's small C module, CThreadPlacement, compiled
-#   with the toolchain's clang). No project source is copied, edited, conditioned or picked by path.
+# - Three modules, each built whole from its own folder. ToneShaperMIDI (every source of
+#   Sources/ToneShaperMIDI, the event script reader included) and ToneShaperRealtime (the thread
+#   starter Core's render crew uses, over the small C module CThreadPlacement, compiled with the
+#   toolchain's clang) keep their own names (a static library and its .swiftmodule each), so the
+#   imports in Core and in the harness resolve as they do under SwiftPM; then every Core source and
+#   Tests/Fuzz/Harness.swift make one module, ToneShaperFuzz, linked against them. No project source is copied, edited, conditioned or picked by path.
 #   One binary serves all six targets: the harness reads TONESHAPER_FUZZ_TARGET.
 # - Whole-module (-wmo): one compiler process per module, so the build keeps to one core.
 # - -O -g by default: about 45 s to build instead of 15 s at -Onone, but 1.2 to 3.5 times the inputs
@@ -56,9 +56,10 @@ SWIFTC="${SWIFTC:-swiftc}"
 # --- Build (or reuse) -------------------------------------------------------------------------
 
 MIDI_SOURCES=$(find Sources/ToneShaperMIDI -name '*.swift' | LC_ALL=C sort)
+REALTIME_SOURCES=$(find Sources/ToneShaperRealtime -name '*.swift' | LC_ALL=C sort)
 FUZZ_SOURCES="$(find Sources/ToneShaperCore -name '*.swift' | LC_ALL=C sort)
 Tests/Fuzz/Harness.swift"
-# Core's one C module (where a render thread starts): compiled with the toolchain's clang, found
+# Realtime's one C module (where a new thread starts): compiled with the toolchain's clang, found
 # by its module map.
 C_SOURCES="Sources/CThreadPlacement/CThreadPlacement.c Sources/CThreadPlacement/include/CThreadPlacement.h Sources/CThreadPlacement/include/module.modulemap"
 CC_FOR_FUZZ="$(dirname "$(command -v "$SWIFTC" || echo /usr/bin/swiftc)")/clang"
@@ -71,7 +72,7 @@ if ! command -v "$SWIFTC" >/dev/null; then
 fi
 mkdir -p "$BUILD/crashes" "$BUILD/logs"
 # shellcheck disable=SC2086
-INPUTS_HASH=$( { "$SWIFTC" --version 2>&1; echo "${FLAGS[*]}"; sha256sum $MIDI_SOURCES $FUZZ_SOURCES $C_SOURCES Tests/Fuzz/run.sh; } \
+INPUTS_HASH=$( { "$SWIFTC" --version 2>&1; echo "${FLAGS[*]}"; sha256sum $MIDI_SOURCES $REALTIME_SOURCES $FUZZ_SOURCES $C_SOURCES Tests/Fuzz/run.sh; } \
   | sha256sum | cut -d' ' -f1)
 
 # swiftc prints one harmless ld.gold warning per ASan helper symbol; keep everything else.
@@ -91,7 +92,7 @@ else
          "the swift.org toolchains can. Details: $BUILD/logs/probe.log" >&2
     exit 2
   fi
-  echo "fuzz: building $BIN ($OPT; ToneShaperMIDI, then Core + harness)"
+  echo "fuzz: building $BIN ($OPT; ToneShaperMIDI, ToneShaperRealtime, then Core + harness)"
   # shellcheck disable=SC2086
   if ! "$SWIFTC" "${FLAGS[@]}" -module-name ToneShaperMIDI -module-cache-path "$BUILD/obj/cache" \
        -emit-module -emit-module-path "$BUILD/obj/ToneShaperMIDI.swiftmodule" \
@@ -106,9 +107,18 @@ else
     exit 2
   fi
   # shellcheck disable=SC2086
+  if ! "$SWIFTC" "${FLAGS[@]}" -module-name ToneShaperRealtime -module-cache-path "$BUILD/obj/cache" \
+       -I Sources/CThreadPlacement/include \
+       -emit-module -emit-module-path "$BUILD/obj/ToneShaperRealtime.swiftmodule" \
+       -emit-library -static -o "$BUILD/obj/libToneShaperRealtime.a" $REALTIME_SOURCES 2>&1 | quiet_linker \
+     || [ ! -f "$BUILD/obj/libToneShaperRealtime.a" ]; then
+    echo "fuzz: building ToneShaperRealtime failed" >&2
+    exit 2
+  fi
+  # shellcheck disable=SC2086
   if ! "$SWIFTC" "${FLAGS[@]}" -module-name ToneShaperFuzz -module-cache-path "$BUILD/obj/cache" \
        -emit-executable -emit-module-path "$BUILD/obj/ToneShaperFuzz.swiftmodule" \
-       -I "$BUILD/obj" -I Sources/CThreadPlacement/include -L "$BUILD/obj" -lToneShaperMIDI \
+       -I "$BUILD/obj" -I Sources/CThreadPlacement/include -L "$BUILD/obj" -lToneShaperMIDI -lToneShaperRealtime \
        -o "$BUILD/obj/toneshaper-fuzz" $FUZZ_SOURCES "$BUILD/obj/CThreadPlacement.o" 2>&1 | quiet_linker \
      || [ ! -x "$BUILD/obj/toneshaper-fuzz" ]; then
     echo "fuzz: building the fuzzer failed" >&2

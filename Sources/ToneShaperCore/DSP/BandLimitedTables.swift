@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import CThreadPlacement
+import ToneShaperRealtime
 
 /// Mip-mapped single-cycle tables for the band-limited waves, one table per quarter octave of harmonics.
 ///
@@ -272,14 +272,9 @@ public final class BandLimitedTables: @unchecked Sendable {
     /// Starts building the shared tables on a thread of their own, so that a command that will play
     /// finds them ready. A plain thread: Foundation's `Thread` takes a millisecond or more to start.
     public static func buildInBackground() {
-        var thread = pthread_t()
-        var attributes = pthread_attr_t()
-        pthread_attr_init(&attributes)
-        defer { pthread_attr_destroy(&attributes) }
         // On another CPU: on the creator's, it waits for `main` to yield (3–4 ms seen).
-        toneshaper_start_elsewhere(&attributes)
-        if pthread_create(&thread, &attributes, { _ in toneshaper_run_anywhere(); _ = BandLimitedTables.shared; return nil }, nil) == 0 {
-            pthread_detach(thread)
+        if case .success(let thread) = NativeThread.spawn(onAnotherCPU: true, { _ = BandLimitedTables.shared }) {
+            thread.detach()
         }
     }
 }

@@ -1,5 +1,5 @@
-import CThreadPlacement
 import Synchronization
+import ToneShaperRealtime
 
 #if canImport(Glibc)
 import Glibc
@@ -19,7 +19,7 @@ final class RenderCrew: @unchecked Sendable {
     /// Threads besides the engine's own.
     let helpers: Int
     private let joinEveryRun: Bool
-    private var threads: [pthread_t] = []
+    private var threads: [NativeThread] = []
     /// Runs started so far, counted on the engine's thread (the helpers read `generation`).
     private var runs = 0
     // What the engine's thread writes and the helpers what they write, on lines of their own
@@ -37,55 +37,32 @@ final class RenderCrew: @unchecked Sendable {
     private let padAfter = LinePairPadding()
 
     /// Starts `helpers` threads that call `share(k)` (k = 1...helpers) for every `run()`.
-    /// `share` must be safe to call concurrently for different k; it is kept unretained by the
-    /// threads (the owner stops the crew before it goes).
+    /// `share` must be safe to call concurrently for different k. The threads hold the crew
+    /// unretained (the owner stops the crew before it goes).
     /// `priority`: SCHED_FIFO priority to ask for (live play); when refused, normal priority.
     init(helpers: Int, priority: Int32? = nil, joinEveryRun: Bool = false, share: @escaping (Int) -> Void) {
         self.helpers = helpers
         self.joinEveryRun = joinEveryRun
         for k in 1...max(1, helpers) where helpers > 0 {
-            let context = Unmanaged.passRetained(Context(crew: self, index: k, share: share)).toOpaque()
-            var thread = pthread_t()
-            var attributes = pthread_attr_t()
-            pthread_attr_init(&attributes)
-            defer { pthread_attr_destroy(&attributes) }
-            if let priority {
-                var param = sched_param()
-                param.sched_priority = min(max(priority, sched_get_priority_min(SCHED_FIFO)), sched_get_priority_max(SCHED_FIFO))
-                pthread_attr_setinheritsched(&attributes, Int32(PTHREAD_EXPLICIT_SCHED))
-                pthread_attr_setschedpolicy(&attributes, SCHED_FIFO)
-                pthread_attr_setschedparam(&attributes, &param)
-            }
-            let body: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { raw in
-                let context = Unmanaged<Context>.fromOpaque(raw!).takeRetainedValue()
-                context.crew.work(index: context.index, share: context.share)
-                return nil
-            }
-            // On another CPU from the start: left to the kernel, a new thread shares its creator's
-            // CPU until the load balancer moves it (up to 40 ms on a small VM).
-            toneshaper_start_elsewhere(&attributes)
-            var created = pthread_create(&thread, &attributes, body, context)
-            if created != 0 && priority != nil {
+            // On another CPU from the start: a helper handed a span at once must not wait for
+            // this thread to yield its CPU.
+            let work = { [unowned(unsafe) self] in self.work(index: k, share: share) }
+            var spawned = NativeThread.spawn(realtimePriority: priority, onAnotherCPU: true, work)
+            if case .failure = spawned, priority != nil {
                 // Real-time refused: run at normal priority.
-                pthread_attr_setinheritsched(&attributes, Int32(PTHREAD_INHERIT_SCHED))
-                created = pthread_create(&thread, &attributes, body, context)
+                spawned = NativeThread.spawn(onAnotherCPU: true, work)
             }
-            precondition(created == 0, "cannot start a render thread (pthread_create: \(created))")
-            threads.append(thread)
+            switch spawned {
+            case .success(let thread): threads.append(thread)
+            case .failure(let failure): preconditionFailure("cannot start a render thread (pthread_create: \(failure.code))")
+            }
         }
-    }
-
-    private final class Context {
-        unowned(unsafe) let crew: RenderCrew
-        let index: Int
-        let share: (Int) -> Void
-        init(crew: RenderCrew, index: Int, share: @escaping (Int) -> Void) { self.crew = crew; self.index = index; self.share = share }
     }
 
     /// Ends and joins the threads. Call before the engine goes away.
     func stop() {
         stopping.store(true, ordering: .releasing)
-        for thread in threads { pthread_join(thread, nil) }
+        for thread in threads { thread.join() }
         threads.removeAll()
     }
 
@@ -129,7 +106,6 @@ final class RenderCrew: @unchecked Sendable {
     }
 
     private func work(index: Int, share: (Int) -> Void) {
-        toneshaper_run_anywhere()  // started elsewhere, not pinned there
         var seen = 0
         while true {
             var turns = 0

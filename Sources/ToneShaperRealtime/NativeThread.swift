@@ -1,27 +1,37 @@
+import CThreadPlacement
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
 
-/// A joinable pthread running one closure.
+/// A pthread running one closure: how the audio and MIDI threads, the render crew's helpers and
+/// the band-limited tables' builder are started.
 ///
-/// A pthread rather than Foundation's Thread, because we need to create it already under
-/// SCHED_FIFO (so no sample is rendered at normal priority) and to join it when stopping.
-struct NativeThread {
+/// A pthread rather than Foundation's Thread, because a real-time thread must be created already
+/// under SCHED_FIFO (so no sample is rendered at normal priority), and Thread takes a millisecond
+/// or more to start.
+public struct NativeThread: Sendable {
     private final class Body {
         let run: () -> Void
         init(_ run: @escaping () -> Void) { self.run = run }
     }
 
-    let handle: pthread_t
+    /// The thread, for `join` or `detach` (exactly one of them, once).
+    public let handle: pthread_t
 
     private init(handle: pthread_t) { self.handle = handle }
 
     /// Starts `body` on a new thread, under SCHED_FIFO at `realtimePriority` (clamped to the
     /// system's range) when one is given. Returns the thread, or the errno pthread_create gave
     /// (EPERM when real-time scheduling is not allowed).
-    static func spawn(realtimePriority: Int32? = nil, _ body: @escaping () -> Void) -> Result<NativeThread, Errno> {
+    ///
+    /// `onAnotherCPU`: start on a CPU other than the caller's, then let the thread run on any. Left
+    /// to the kernel, a new thread shares its creator's CPU until the load balancer moves it (up to
+    /// 40 ms seen on a small VM), so work handed to it at once waits for the creator to yield.
+    public static func spawn(realtimePriority: Int32? = nil, onAnotherCPU: Bool = false,
+                             _ body: @escaping () -> Void) -> Result<NativeThread, Errno> {
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }
@@ -36,7 +46,9 @@ struct NativeThread {
             ]
             if let failed = results.first(where: { $0 != 0 }) { return .failure(Errno(failed)) }
         }
-        let context = Unmanaged.passRetained(Body(body)).toOpaque()
+        // Where it starts is a hint: when there is no other CPU, it starts wherever the kernel puts it.
+        let elsewhere = onAnotherCPU && toneshaper_start_elsewhere(&attributes) == 1
+        let context = Unmanaged.passRetained(Body(elsewhere ? { toneshaper_run_anywhere(); body() } : body)).toOpaque()
         var thread = pthread_t()
         let result = pthread_create(&thread, &attributes, { raw in
             let body = Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue()
@@ -50,14 +62,20 @@ struct NativeThread {
         return .success(NativeThread(handle: thread))
     }
 
-    func join() {
+    /// Waits for the thread to end.
+    public func join() {
         pthread_join(handle, nil)
     }
 
+    /// Lets the thread end on its own, its resources freed then, for a thread nobody waits for.
+    public func detach() {
+        pthread_detach(handle)
+    }
+
     /// A pthread error number, with its strerror text.
-    struct Errno: Error {
-        let code: Int32
-        init(_ code: Int32) { self.code = code }
-        var text: String { String(cString: strerror(code)) }
+    public struct Errno: Error, Sendable {
+        public let code: Int32
+        public init(_ code: Int32) { self.code = code }
+        public var text: String { String(cString: strerror(code)) }
     }
 }
