@@ -1,4 +1,4 @@
-/// The voice pool: starting, stealing, releasing and freeing voices.
+/// Notes on the voice pool: which voice a note takes is `VoicePool`'s; what it then sounds like is here.
 extension Engine {
     /// Velocity to gain: square law (the DLS / GM convention), so velocity 64 is about −12 dB and 32 about −24 dB.
     @inline(__always) static func velocityGain(_ velocity: UInt8) -> Double {
@@ -18,39 +18,12 @@ extension Engine {
         let info = presets.info[slots[parts[p].currentSlot].preset]
         guard PlayableRange.sounds(ratio: noteRatio(note, root: info.rootNote), lowest: info.lowest, highest: info.highest,
                                    audible: PlayableRange.audibleLimit(wave: parts[p].wave, sampleRate: sampleRate)) else { return }
-        // Same key again on this channel: retrigger that voice (phase continues, no click).
-        for i in 0..<voiceCount where voices[i].stage != .idle && voices[i].part == p && voices[i].note == note
-            && voices[i].pendingPart < 0 {
-            start(voices + i, part: p, note: note, velocity: velocity, retrigger: true)
-            return
+        switch pool.claim(part: p, note: note) {
+        case .retrigger(let i): start(voices + i, part: p, note: note, velocity: velocity, retrigger: true)
+        case .idle(let i): start(voices + i, part: p, note: note, velocity: velocity, retrigger: false)
+        case .steal(let i): pool.steal(i, for: VoicePool.Pending(part: p, note: note, velocity: velocity))
+        case .drop: break
         }
-        for i in 0..<voiceCount where voices[i].stage == .idle {
-            start(voices + i, part: p, note: note, velocity: velocity, retrigger: false)
-            return
-        }
-        // Pool full: steal the oldest released voice, else the oldest held one; it fades in 2 ms first.
-        var victim = -1
-        for i in 0..<voiceCount where voices[i].stage == .releasing && voices[i].pendingPart < 0 {
-            if victim < 0 || voices[i].releaseOrder < voices[victim].releaseOrder { victim = i }
-        }
-        if victim < 0 {
-            for i in 0..<voiceCount where voices[i].pendingPart < 0 {
-                if victim < 0 || voices[i].startOrder < voices[victim].startOrder { victim = i }
-            }
-        }
-        guard victim >= 0 else { return }  // every voice already has a note queued: drop this one
-        let v = voices + victim
-        stolenVoices += 1
-        v.pointee.pendingPart = p
-        v.pointee.pendingNote = note
-        v.pointee.pendingVelocity = velocity
-        if v.pointee.stage == .playing { order += 1; v.pointee.releaseOrder = order }
-        v.pointee.stage = .releasing
-        v.pointee.keyDown = false
-        v.pointee.sustained = false
-        // A release already closer to silence than the steal fade keeps its shorter ramp.
-        let releasingFaster = v.pointee.gainTarget == 0 && v.pointee.rampLeft > 0 && v.pointee.rampLeft < stealFadeSamples
-        if !releasingFaster { v.pointee.ramp(to: 0, samples: stealFadeSamples) }
     }
 
     func noteOff(part p: Int, note: UInt8) {
@@ -69,12 +42,7 @@ extension Engine {
     }
 
     func release(_ v: UnsafeMutablePointer<Voice>) {
-        order += 1
-        v.pointee.stage = .releasing
-        v.pointee.keyDown = false
-        v.pointee.sustained = false
-        v.pointee.releaseOrder = order
-        v.pointee.ramp(to: 0, samples: max(32, Int(parts[v.pointee.part].release * sampleRate)))
+        pool.release(v - voices, samples: max(32, Int(parts[v.pointee.part].release * sampleRate)))
     }
 
     func start(_ v: UnsafeMutablePointer<Voice>, part p: Int, note: UInt8, velocity: UInt8, retrigger: Bool) {
@@ -89,15 +57,8 @@ extension Engine {
             parts[v.pointee.part].activeVoices -= 1
             part.pointee.activeVoices += 1
         }
-        order += 1
-        v.pointee.stage = .playing
-        v.pointee.part = p
+        let order = pool.occupy(v - voices, part: p, note: note)
         v.pointee.slot = slotIndex
-        v.pointee.note = note
-        v.pointee.keyDown = true
-        v.pointee.sustained = false
-        v.pointee.startOrder = order
-        v.pointee.pendingPart = -1
         v.pointee.wave = part.pointee.wave
         v.pointee.terms = part.pointee.terms
         v.pointee.envelopeKind = info.envelopeKind
@@ -162,13 +123,12 @@ extension Engine {
 
     /// A voice whose release has ended: free it, or start the note that stole it.
     func finish(_ v: UnsafeMutablePointer<Voice>) {
-        let pending = v.pointee.pendingPart
-        if pending >= 0 {
-            start(v, part: pending, note: v.pointee.pendingNote, velocity: v.pointee.pendingVelocity, retrigger: false)
+        if let next = pool.handOver(v - voices) {
+            start(v, part: next.part, note: next.note, velocity: next.velocity, retrigger: false)
         } else {
             parts[v.pointee.part].activeVoices -= 1
             slotUsers[v.pointee.slot] -= 1
-            v.pointee.stage = .idle
+            pool.free(v - voices)
         }
     }
 }

@@ -22,6 +22,9 @@ public final class Engine: @unchecked Sendable {
     let keySemitones: UnsafeMutablePointer<Double>
     /// Library index each program change selects (−1: none), looked up once at init.
     let programPresets: UnsafeMutablePointer<Int>
+    /// The voices, and which one a note takes.
+    let pool: VoicePool
+    /// The pool's voices and their number, read where every voice is visited.
     let voices: UnsafeMutablePointer<Voice>
     let voiceCount: Int
     let parts: UnsafeMutablePointer<Part>
@@ -106,12 +109,11 @@ public final class Engine: @unchecked Sendable {
     /// Every tick whole on the engine's thread, one period at a time, as during a hand-over: the
     /// tests hold the parts' own ticks in spans against it.
     var wholeTicks = false
-    var order: UInt64 = 0
     /// Frames rendered since the engine was made: the clock the control-rate grid runs on.
     public private(set) var frame: Int64 = 0
 
     /// Notes that had to take a voice from another note.
-    public internal(set) var stolenVoices = 0
+    public var stolenVoices: Int { pool.stolen }
     /// The MPE zones in force: from the configuration, then from MPE Configuration Messages.
     public internal(set) var zones = MPEZones.off
     private let paddingBeforeMaster = LinePairPadding()
@@ -144,9 +146,10 @@ public final class Engine: @unchecked Sendable {
             let mapped = configuration.programPresets[program].flatMap { (0..<table.count).contains($0) ? $0 : nil }
             programPresets[program] = mapped ?? table.index(program: program) ?? -1
         }
-        voiceCount = configuration.voices
-        voices = cacheAligned(Voice.self, count: voiceCount)
-        voices.initialize(repeating: Voice(), count: voiceCount)
+        pool = VoicePool(count: configuration.voices,
+                         stealFadeSamples: max(1, Int(configuration.stealFadeSeconds * configuration.sampleRate)))
+        voiceCount = pool.count
+        voices = pool.voices
         maxBlock = configuration.maxBlock
         maxSpan = Engine.spanPeriods * configuration.maxBlock
         spanAudible = cacheAligned(UInt32.self, count: 16 * 16)
@@ -154,7 +157,7 @@ public final class Engine: @unchecked Sendable {
         let rate = configuration.sampleRate
         halfStep = 0.5 / rate
         nyquistReciprocal = 2 / rate
-        stealFadeSamples = max(1, Int(configuration.stealFadeSeconds * rate))
+        stealFadeSamples = pool.stealFadeSamples
         rampSamples = max(1, configuration.parameterRampSeconds * rate)
         glideCoefficient = 1 - _exp(-Double(configuration.maxBlock) / (configuration.parameterRampSeconds * rate))
         dcPole = Float(_exp(-2 * Double.pi * 1 / rate))
@@ -223,7 +226,6 @@ public final class Engine: @unchecked Sendable {
         for p in 0..<16 { parts[p].echo.deallocate() }
         slots.deinitialize(count: slotCount); slots.deallocate(); slotUsers.deallocate()
         parts.deinitialize(count: 16); UnsafeMutableRawPointer(parts).deallocate()
-        voices.deinitialize(count: voiceCount); UnsafeMutableRawPointer(voices).deallocate()
         UnsafeMutableRawPointer(spanAudible).deallocate(); programPresets.deallocate(); keySemitones.deallocate(); UnsafeMutableRawPointer(buses).deallocate(); UnsafeMutableRawPointer(panRamps).deallocate(); mixLeft.deallocate(); mixRight.deallocate(); presets.deallocate()
     }
 
