@@ -73,8 +73,10 @@ let package = Package(
         // Lock-free single-producer single-consumer hand-off between threads (MIDI -> audio -> disk),
         // and the one pthread starter (NativeThread): audio, MIDI and render threads, the tables' builder.
         .target(name: "ToneShaperRealtime", dependencies: ["CThreadPlacement"]),
-        // libsndfile writer/reader, the Ogg Vorbis writer and the recorder's disk thread.
-        .target(name: "ToneShaperAudioFile", dependencies: ["CSndFile", "CVorbis", "ToneShaperRealtime"]),
+        // libsndfile writer/reader, the Ogg Vorbis writer, the recorder's disk thread, and the one
+        // way an offline render reaches a file (render, render-shape, the editor's Export).
+        .target(name: "ToneShaperAudioFile", dependencies: ["CSndFile", "CVorbis", "ToneShaperRealtime", "ToneShaperCore",
+                                                            "ToneShaperMIDI"]),
         // ALSA sequencer input and PCM output: thin Swift over the C API.
         .target(name: "ToneShaperALSA", dependencies: ["CALSA", "CALSAShim", "ToneShaperMIDI", "ToneShaperRealtime"]),
         // Live play with no backend in it: MIDI messages in (with a source and a frame) -> lock-free
@@ -120,7 +122,8 @@ let package = Package(
                                                                   "ToneShaperAudioFile", "ToneShaperLive", "AllocationCounter", "TestSupport"]),
         .testTarget(name: "ToneShaperPlotTests", dependencies: ["ToneShaperPlot", "ToneShaperCore"]),
         .testTarget(name: "ToneShaperRealtimeTests", dependencies: ["ToneShaperRealtime"]),
-        .testTarget(name: "ToneShaperAudioFileTests", dependencies: ["ToneShaperAudioFile"]),
+        .testTarget(name: "ToneShaperAudioFileTests", dependencies: ["ToneShaperAudioFile", "ToneShaperCore", "ToneShaperMIDI",
+                                                                     "EngineFixtures"]),
         .testTarget(name: "ToneShaperALSATests", dependencies: ["ToneShaperALSA", "ToneShaperMIDI", "AllocationCounter"]),
         .testTarget(name: "ToneShaperLiveTests", dependencies: ["ToneShaperLive", "ToneShaperCore", "ToneShaperMIDI",
                                                                 "ToneShaperAudioFile", "ToneShaperRealtime", "AllocationCounter", "TestSupport",

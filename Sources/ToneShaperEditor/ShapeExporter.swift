@@ -27,14 +27,7 @@ public enum ShapeExporter {
         let (renderer, messages, frames) = try performance(shape, cycles: cycles, note: note, sampleRate: sampleRate)
         let path = NSTemporaryDirectory() + "toneshaper-export-\(getpid())-\(UUID().uuidString).\(format.fileExtension)"
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let writer = try AudioFileWriter(path: path, format: format, sampleRate: sampleRate, channels: 2)
-        do {
-            try renderer.render(messages, totalFrames: frames) { try writer.write(interleaved: $0) }
-            try writer.close()
-        } catch {
-            try? writer.close()
-            throw error
-        }
+        _ = try renderer.render(messages, totalFrames: frames, to: path, format: format)
         guard let data = FileManager.default.contents(atPath: path) else { throw EditorError(status: 500, "\(path): cannot be read back") }
         return [UInt8](data)
     }

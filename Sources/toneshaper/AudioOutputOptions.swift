@@ -32,21 +32,16 @@ struct AudioOutputOptions: ParsableArguments {
                progressLabel: String? = nil) throws {
         let fileFormat = try AudioFileFormat(path: output, explicit: format)
         try LengthLimit.checkSpace(for: output, format: fileFormat, frames: frames, rate: rate)
-        let writer = try AudioFileWriter(path: output, format: fileFormat, sampleRate: rate, channels: 2)
-        var peak: Float = 0
         let bar = progressLabel.map { ProgressBar(label: $0) }
+        let peak: Float
         do {
-            try renderer.render(messages, totalFrames: frames, progress: bar.map { b in { b.update($0) } }) { block in
-                if let samples = block.baseAddress { peak = max(peak, Engine.peak(samples, count: block.count)) }
-                try writer.write(interleaved: block)
-            }
-            bar?.finish()
-            try writer.close()
+            peak = try renderer.render(messages, totalFrames: frames, to: output, format: fileFormat,
+                                       progress: bar.map { b in { b.update($0) } })
         } catch {
             bar?.finish()
-            try? writer.close()
             throw error
         }
+        bar?.finish()
         let seconds = Double(frames) / Double(rate)
         let dB = peak > 0 ? 20 * log10(Double(peak)) : -.infinity
         let absolute = URL(fileURLWithPath: output).standardizedFileURL.path
