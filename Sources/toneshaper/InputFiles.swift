@@ -17,7 +17,7 @@ enum InputFiles {
         do {
             bytes = try BoundedRead.contents(of: path, limit: maximumMIDIFileBytes)
         } catch {
-            throw CLIError("\(path): \(error)\(error.description.hasPrefix("is larger") ? "; not read" : "")")
+            throw CLIError("\(path): \(error.description(tooLarge: "; not read"))")
         }
         do { return try MIDIFile.parse(bytes) } catch { throw CLIError("\(path): \(error)") }
     }
@@ -28,7 +28,7 @@ enum InputFiles {
         do {
             bytes = try BoundedRead.contents(of: STDIN_FILENO, limit: maximumScriptBytes)
         } catch {
-            throw CLIError("stdin: the event script \(error)\(error.description.hasPrefix("is larger") ? "; not read" : "")")
+            throw CLIError("stdin: the event script \(error.description(tooLarge: "; not read"))")
         }
         guard let text = String(validating: bytes, as: UTF8.self) else { throw CLIError("stdin: the event script is not UTF-8 text") }
         return try EventScript.parse(text, source: "stdin")

@@ -29,7 +29,8 @@ struct FileBoundTests {
 
     @Test("a device that never ends (/dev/zero) is refused at the bound, for tunings, maps and shapes alike")
     func endlessFile() throws {
-        #expect(throws: BoundedRead.Failure(description: "is larger than 1 MB")) { try BoundedRead.contents(of: "/dev/zero", limit: 1 << 20) }
+        #expect(BoundedRead.Failure.tooLarge(limit: 1 << 20).description == "is larger than 1 MB")
+        #expect(throws: BoundedRead.Failure.tooLarge(limit: 1 << 20)) { try BoundedRead.contents(of: "/dev/zero", limit: 1 << 20) }
         do { _ = try ScalaScale.load(path: "/dev/zero"); Issue.record("accepted") } catch {
             #expect(error.description == "/dev/zero: is larger than 1 MB; not a tuning file")
         }
@@ -42,7 +43,8 @@ struct FileBoundTests {
         // What fits is read whole, and a missing file says why.
         let empty = try BoundedRead.contents(of: "/dev/null", limit: 10)
         #expect(empty.isEmpty)
-        #expect(throws: BoundedRead.Failure(description: "cannot be read (No such file or directory)")) {
+        #expect(BoundedRead.Failure.unreadable(reason: "No such file or directory").description == "cannot be read (No such file or directory)")
+        #expect(throws: BoundedRead.Failure.unreadable(reason: "No such file or directory")) {
             try BoundedRead.contents(of: "/nonexistent/x", limit: 10)
         }
     }

@@ -20,7 +20,7 @@ public enum ControllerMapFile {
         do {
             data = try BoundedRead.contents(of: path, limit: maximumFileBytes)
         } catch {
-            throw MappingError(file: path, line: 0, message: error.description + (error.description.hasPrefix("is larger") ? "; not a controller mapping" : ""))
+            throw MappingError(file: path, line: 0, message: error.description(tooLarge: "; not a controller mapping"))
         }
         guard let text = String(validating: data, as: UTF8.self) else {
             throw MappingError(file: path, line: 0, message: "is not UTF-8 text")

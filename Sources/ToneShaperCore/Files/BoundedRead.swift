@@ -7,14 +7,29 @@ import Foundation
 public enum BoundedRead {
     /// Why a file was not read, in words that follow its path: "cannot be read (No such file or
     /// directory)", "is larger than 1 MB".
-    public struct Failure: Error, Equatable, CustomStringConvertible {
-        public let description: String
+    public enum Failure: Error, Equatable, CustomStringConvertible {
+        case unreadable(reason: String)
+        case tooLarge(limit: Int)
+
+        public var description: String {
+            switch self {
+            case .unreadable(let reason): return "cannot be read (\(reason))"
+            case .tooLarge(let limit): return "is larger than \(BoundedRead.size(limit))"
+            }
+        }
+
+        /// The description, and after it, for a file too large, why no file of its kind is that
+        /// large ("; not a tuning file"): each reader says what it expected.
+        public func description(tooLarge remark: String) -> String {
+            if case .tooLarge = self { return description + remark }
+            return description
+        }
     }
 
     /// The file's bytes, or a failure when it cannot be opened or read or holds more than `limit` bytes.
     public static func contents(of path: String, limit: Int) throws(Failure) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw Failure(description: "cannot be read (\(String(cString: strerror(errno))))") }
+        guard fd >= 0 else { throw .unreadable(reason: String(cString: strerror(errno))) }
         defer { close(fd) }
         return try contents(of: fd, limit: limit)
     }
@@ -31,11 +46,11 @@ public enum BoundedRead {
             let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + start, want) }
             if n < 0 {
                 if errno == EINTR { bytes.removeLast(want); continue }
-                throw Failure(description: "cannot be read (\(String(cString: strerror(errno))))")
+                throw .unreadable(reason: String(cString: strerror(errno)))
             }
             bytes.removeLast(want - n)
             if n == 0 { return bytes }
-            if bytes.count > limit { throw Failure(description: "is larger than \(size(limit))") }
+            if bytes.count > limit { throw .tooLarge(limit: limit) }
         }
     }
 

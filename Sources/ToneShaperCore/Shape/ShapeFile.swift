@@ -37,8 +37,7 @@ public enum ShapeFile {
         do {
             bytes = try BoundedRead.contents(of: path, limit: maximumFileBytes)
         } catch {
-            throw ShapeError(file: path, field: "(file)", value: "", reason: error.description
-                             + (error.description.hasPrefix("is larger") ? ", more than any shape needs; not read" : ""))
+            throw ShapeError(file: path, field: "(file)", value: "", reason: error.description(tooLarge: ", more than any shape needs; not read"))
         }
         let fallbackName = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
         return try decode(Data(bytes), file: path, fallbackName: fallbackName)

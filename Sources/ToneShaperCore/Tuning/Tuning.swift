@@ -201,7 +201,7 @@ public struct TuningError: Error, CustomStringConvertible, Equatable {
         do {
             data = try BoundedRead.contents(of: path, limit: maximumFileBytes)
         } catch {
-            throw TuningError(file: path, line: nil, error.description + (error.description.hasPrefix("is larger") ? "; not a tuning file" : ""))
+            throw TuningError(file: path, line: nil, error.description(tooLarge: "; not a tuning file"))
         }
         // Scala files are often Latin-1 (descriptions with accents): read them as such when not UTF-8.
         return String(validating: data, as: UTF8.self) ?? String(decoding: data.map { $0 < 0x80 ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
