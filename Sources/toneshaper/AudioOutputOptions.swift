@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import ToneShaperAudioFile
 import ToneShaperCore
-import ToneShaperEditor
 import ToneShaperMIDI
 
 /// Options every command that writes an audio file shares.
@@ -17,7 +16,7 @@ struct AudioOutputOptions: ParsableArguments {
     var rate: Int = 48_000
 
     @Option(name: .long, parsing: .unconditional, help: "Master gain in dB applied to the mix before the hard clip at 0 dBFS.")
-    var gain: Double = ShapeExporter.defaultGainDecibels
+    var gain: Double = ShapeExport.defaultGainDecibels
 
     /// The master gain as a linear factor.
     var linearGain: Double { pow(10, gain / 20) }

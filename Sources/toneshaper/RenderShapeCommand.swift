@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import ToneShaperCore
-import ToneShaperEditor
 
 struct RenderShapeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -36,8 +35,8 @@ struct RenderShapeCommand: ParsableCommand {
                              what: "\(cycles) cycles of '\(shape.name)'")
         Self.noteIfSilent(shape, note: note, sampleRate: Double(audio.rate))
         // The editor's Export renders through the same call: the two files are equal sample for sample.
-        let (renderer, messages, frames) = try ShapeExporter.performance(
-            shape, cycles: cycles, note: note ?? shape.rootNote, velocity: velocity, sampleRate: audio.rate,
+        let (renderer, messages, frames) = try ShapeExport.renderer(
+            for: shape, cycles: cycles, note: note ?? shape.rootNote, velocity: velocity, sampleRate: audio.rate,
             gainDecibels: audio.gain)
         try audio.write(renderer, messages: messages, frames: frames)
     }

@@ -90,6 +90,21 @@ public enum ShapeExport {
         return Engine(library: try PresetLibrary(shapes: [shape]), configuration: config)
     }
 
+    /// The master gain render-shape and the editor's Export write with unless told otherwise
+    /// (`--gain`): −6 dB, room for the echo.
+    public static let defaultGainDecibels = -6.0
+
+    /// The renderer, its events and its length for `cycles` passes of `shape` held on `note`: the
+    /// one setup render-shape and the editor's Export share, so their files are equal sample for sample.
+    public static func renderer(for shape: Shape, cycles: Int, note: Int, velocity: Int = 127, sampleRate: Int,
+                                gainDecibels: Double = defaultGainDecibels) throws(ShapeError)
+        -> (renderer: OfflineRenderer, messages: [TimedMIDIMessage], frames: Int) {
+        let engine = try engine(for: shape, sampleRate: Double(sampleRate), masterGain: _pow(10, gainDecibels / 20))
+        let (messages, frames) = performance(of: shape, cycles: cycles, note: UInt8(note), velocity: UInt8(velocity),
+                                             sampleRate: Double(sampleRate))
+        return (OfflineRenderer(engine: engine), messages, frames)
+    }
+
     /// The events and length for `cycles` passes of the shape held on `note`, plus its release.
     public static func performance(of shape: Shape, cycles: Int, note: UInt8, velocity: UInt8 = 127,
                                    sampleRate: Double) -> (messages: [TimedMIDIMessage], frames: Int) {
