@@ -156,15 +156,16 @@ public final class EditorServer: Sendable {
         }
         router.post("/api/save") { [self] request, context in
             try await answer {
-                var shape = try await Self.shape(from: request, context: context)
-                shape.name = UserLibrary.libraryName(shape.name)
+                let shape = try await Self.shape(from: request, context: context)
+                // The name the library keeps it under ("ok.json" is "ok"): `save` applies the same rule.
+                let name = UserLibrary.libraryName(shape.name)
                 // Saving over a shape that exists (yours, or a built-in yours would then replace)
                 // is only done when the request says so: the page asks the musician first.
-                if request.uri.queryParameters.get("overwrite") != "1", let clash = try existing(shape.name) {
-                    throw EditorError(status: 409, "a shape named '\(shape.name)' \(clash); save over it?", field: "name")
+                if request.uri.queryParameters.get("overwrite") != "1", let clash = try existing(name) {
+                    throw EditorError(status: 409, "a shape named '\(name)' \(clash); save over it?", field: "name")
                 }
                 let path = try configuration.userLibrary.save(shape)
-                return Self.json(["saved": path, "name": shape.name])
+                return Self.json(["saved": path, "name": name])
             }
         }
         router.post("/api/export") { [self] request, context in

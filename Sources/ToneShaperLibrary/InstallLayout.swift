@@ -33,7 +33,6 @@ public enum InstallLayout {
         public static let examples = Shipped("Examples", environmentVariable: "TONESHAPER_EXAMPLES")
         public static let editorPage = Shipped("editor", checkoutPath: "Sources/ToneShaperEditor/Page", environmentVariable: "TONESHAPER_EDITOR_PAGE",
                                                requiredFile: "index.html", description: "the editor page")
-        static let all = [presets, mappings, tunings, examples, editorPage]
     }
 
     /// The running program's real path: the kernel's `/proc/self/exe`, symlinks resolved, so a
@@ -83,13 +82,6 @@ public enum InstallLayout {
         if let found = places.first(where: { isFolder($0, holding: shipped.requiredFile) }) { return found }
         let looked = places.isEmpty ? "the program's own path is unknown" : "looked in " + places.joined(separator: ", ")
         throw LibraryError("cannot find \(shipped.description) (\(looked)); set \(variable)")
-    }
-
-    /// A shipped folder by its checkout name and variable ("Tunings", "TONESHAPER_TUNINGS"), as
-    /// callers before `Shipped` asked for it.
-    public static func folder(_ name: String, environment variable: String) throws(LibraryError) -> String {
-        try folder(Shipped.all.first { $0.checkoutPath == name && $0.environmentVariable == variable }
-                   ?? Shipped(name, environmentVariable: variable))
     }
 
     static func isFolder(_ path: String, holding file: String?) -> Bool {

@@ -133,7 +133,7 @@ struct InstrumentOptions: ParsableArguments {
     /// A tuning file as given, or by name from the shipped Tunings folder ("19-edo" → Tunings/19-edo.scl).
     static func tuningFile(_ spec: String, ext: String) -> String {
         guard !spec.contains("/"), !FileManager.default.fileExists(atPath: spec),
-              let folder = try? InstallLayout.folder("Tunings", environment: "TONESHAPER_TUNINGS") else { return spec }
+              let folder = try? InstallLayout.folder(.tunings) else { return spec }
         let named = folder + "/" + (spec.hasSuffix("." + ext) ? spec : spec + "." + ext)
         return FileManager.default.fileExists(atPath: named) ? named : spec
     }
