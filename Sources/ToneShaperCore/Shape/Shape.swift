@@ -6,7 +6,11 @@ public struct Shape: Equatable, Sendable {
     public struct Point: Equatable, Sendable {
         public var time: Double
         public var frequency: Double
-        public init(time: Double, frequency: Double) { self.time = time; self.frequency = frequency }
+        /// How the segment that begins here reaches the next point (meaningless on the last point).
+        public var kind: SegmentKind
+        public init(time: Double, frequency: Double, kind: SegmentKind = .linear) {
+            self.time = time; self.frequency = frequency; self.kind = kind
+        }
     }
     public struct Echo: Equatable, Sendable {
         /// Seconds between repeats.

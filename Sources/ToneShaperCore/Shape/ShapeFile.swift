@@ -5,7 +5,8 @@ import Foundation
 /// Decoding goes through a loose mirror of the format first, so every problem can be reported
 /// with the file, the field and the offending value instead of a generic decoding error.
 public enum ShapeFile {
-    /// The on-disk form. Points are `[time, frequency]` pairs, the way one would write them by hand.
+    /// The on-disk form. Points are `[time, frequency]` pairs, the way one would write them by hand,
+    /// or `[time, frequency, "kind"]` triples for a segment that is not linear (see `SegmentKind`).
     struct Document: Codable {
         var name: String?
         var description: String?
@@ -14,7 +15,7 @@ public enum ShapeFile {
         var duration: Double?
         var minFrequency: Double?
         var maxFrequency: Double?
-        var points: [[Double]]?
+        var points: [PointDocument]?
         var wave: String?
         var amplitude: Double?
         var envelope: AmplitudeEnvelope?
@@ -26,6 +27,41 @@ public enum ShapeFile {
         var release: Double?
     }
     struct EchoDocument: Codable { var delay: Double; var volume: Double }
+
+    /// One point as written: its elements read loosely (number, text, anything else) so that a
+    /// wrong one is reported by its index and value rather than as a decoding failure.
+    struct PointDocument: Codable {
+        enum Element: Codable {
+            case number(Double), text(String), other
+            init(from decoder: any Decoder) throws {
+                let c = try decoder.singleValueContainer()
+                if let n = try? c.decode(Double.self) { self = .number(n) }
+                else if let t = try? c.decode(String.self) { self = .text(t) }
+                else { self = .other }
+            }
+            func encode(to encoder: any Encoder) throws {
+                var c = encoder.singleValueContainer()
+                switch self {
+                case .number(let n): try c.encode(n)
+                case .text(let t): try c.encode(t)
+                case .other: try c.encodeNil()
+                }
+            }
+        }
+        var elements: [Element]
+        init(elements: [Element]) { self.elements = elements }
+        /// Written as `[time, frequency]`, with the kind only when it is not linear: every file
+        /// without kinds re-saves byte for byte as before.
+        init(_ p: Shape.Point) {
+            elements = [.number(p.time), .number(p.frequency)]
+            if p.kind != .linear { elements.append(.text(p.kind.rawValue)) }
+        }
+        init(from decoder: any Decoder) throws { elements = try decoder.singleValueContainer().decode([Element].self) }
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.singleValueContainer()
+            try c.encode(elements)
+        }
+    }
 
     /// The largest shape file read: a shape of `Shape.maximumPoints` points, pretty-printed, is
     /// about 250 KB, and the editor takes at most 2 MB. A larger file is refused before it is
@@ -63,11 +99,8 @@ public enum ShapeFile {
         guard let duration = doc.duration else { throw missing("duration") }
         guard let rawPoints = doc.points else { throw missing("points") }
         var points: [Shape.Point] = []
-        for (i, pair) in rawPoints.enumerated() {
-            guard pair.count == 2 else {
-                throw ShapeError(file: file, field: "points[\(i)]", value: "\(pair)", reason: "must be [time, frequency]")
-            }
-            points.append(Shape.Point(time: pair[0], frequency: pair[1]))
+        for (i, raw) in rawPoints.enumerated() {
+            points.append(try point(raw.elements, index: i, file: file, data: data))
         }
         func integer(_ value: Double?, _ field: String, default fallback: Int) throws(ShapeError) -> Int {
             guard let value else { return fallback }
@@ -124,13 +157,54 @@ public enum ShapeFile {
         let doc = Document(
             name: shape.name, description: shape.description, program: Double(shape.program), duration: shape.duration,
             minFrequency: shape.minFrequency, maxFrequency: shape.maxFrequency,
-            points: shape.points.map { [$0.time, $0.frequency] }, wave: shape.wave.rawValue,
+            points: shape.points.map(PointDocument.init), wave: shape.wave.rawValue,
             amplitude: shape.amplitude, envelope: shape.envelope,
             echo: EchoDocument(delay: shape.echo.delay, volume: shape.echo.volume), fidelity: Double(shape.fidelity),
             fourierTerms: Double(shape.fourierTerms), rootNote: Double(shape.rootNote), attack: shape.attack, release: shape.release)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         return try encoder.encode(doc)
+    }
+
+    /// Point `index` from its elements: `[time, frequency]` or `[time, frequency, "kind"]`; a wrong
+    /// element is named by its place (`points[3][2]`) and its value as written.
+    static func point(_ e: [PointDocument.Element], index i: Int, file: String?, data: Data) throws(ShapeError) -> Shape.Point {
+        func written(_ keys: [Int]) -> String { jsonText(data, ["points", "\(i)"] + keys.map { "\($0)" }) }
+        guard e.count == 2 || e.count == 3 else {
+            throw ShapeError(file: file, field: "points[\(i)]", value: written([]),
+                             reason: "must be [time, frequency] or [time, frequency, \"kind\"]")
+        }
+        var numbers: [Double] = []
+        for j in 0..<2 {
+            guard case .number(let n) = e[j] else {
+                throw ShapeError(file: file, field: "points[\(i)][\(j)]", value: written([j]),
+                                 reason: "wrong type, expected a number")
+            }
+            numbers.append(n)
+        }
+        var kind = SegmentKind.linear
+        if e.count == 3 {
+            guard case .text(let name) = e[2], let k = SegmentKind(rawValue: name) else {
+                throw ShapeError(file: file, field: "points[\(i)][2]", value: written([2]), reason: SegmentKind.rule)
+            }
+            kind = k
+        }
+        return Shape.Point(time: numbers[0], frequency: numbers[1], kind: kind)
+    }
+
+    /// The value at `path` (object keys, or array indices as digits) as compact JSON text: `"expo"`,
+    /// `0.5`, `null`, `[1,2,3]`.
+    static func jsonText(_ data: Data, _ path: [String]) -> String {
+        guard var node = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else { return "(unreadable)" }
+        for key in path {
+            if let array = node as? [Any], let i = Int(key), array.indices.contains(i) { node = array[i] }
+            else if let object = node as? [String: Any], let next = object[key] { node = next }
+            else { return "(missing)" }
+        }
+        guard let text = try? JSONSerialization.data(withJSONObject: node, options: [.fragmentsAllowed, .withoutEscapingSlashes]) else {
+            return "(unprintable)"
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// Turns Foundation's decoding error into "field 'x' = …: reason".
@@ -158,7 +232,7 @@ public enum ShapeFile {
         switch error {
         case .typeMismatch(let type, let ctx):
             return ShapeError(file: file, field: path(ctx.codingPath), value: rawValue(ctx.codingPath),
-                              reason: "wrong type, expected \(type == Double.self ? "a number" : "\(type)")")
+                              reason: "wrong type, expected \(type == Double.self ? "a number" : "\(type)".hasPrefix("Array<") ? "an array" : "\(type)")")
         case .valueNotFound(let type, let ctx):
             return ShapeError(file: file, field: path(ctx.codingPath), value: "null", reason: "expected \(type)")
         case .keyNotFound(let key, let ctx):
