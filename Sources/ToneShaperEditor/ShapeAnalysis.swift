@@ -19,7 +19,9 @@ struct ShapeAnalysis: Encodable, Sendable {
         var db: [Float]
     }
 
-    /// The userIFCurve at N as [time, frequency] pairs in the shape's own seconds.
+    /// The curve as played at N (the userIFCurve, each segment of its kind: a hold's step is two
+    /// pairs at one time, an exponential glide its straight pieces) as [time, frequency] pairs in
+    /// the shape's own seconds.
     var played: [[Double]]
     var waveform: Waveform
     var spectrum: Spectrum

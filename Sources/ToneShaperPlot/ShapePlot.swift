@@ -4,8 +4,9 @@ import ToneShaperCore
 /// A shape's frequency curve over time, as drawn and as the engine plays it.
 ///
 /// The played curve is the article's userIFCurve at the preset's fidelity (points sharing a
-/// quantised index keep the first, as the engine's curve does), times the note's transposition
-/// ratio, laid out with the engine's own timing: a pass lasts S = ⌊duration·rate⌋ samples and
+/// quantised index keep the first, as the engine's curve does) with each segment of its kind as
+/// the engine plays it (`Shape.playedCurve`: a hold's step, an exponential glide's pieces), times
+/// the note's transposition ratio, laid out with the engine's own timing: a pass lasts S = ⌊duration·rate⌋ samples and
 /// index x is reached at sample x·(S − 1)/N.
 public struct ShapeCurves: Sendable {
     public struct Sample: Sendable, Equatable {
@@ -19,6 +20,9 @@ public struct ShapeCurves: Sendable {
     public let drawn: [Sample]
     /// The same points untransposed (as drawn for the root note); equal to `drawn` at the root.
     public let untransposed: [Sample]
+    /// The drawn curve at the root note: the points at their drawn times joined by their segments'
+    /// kinds (an exponential glide bent, a hold stepping at the next point), one copy per cycle.
+    public let asDrawn: [Sample]
     /// The polyline actually played, transposed, one pass per cycle.
     public let played: [Sample]
     /// 2^((note − root)/12).
@@ -40,25 +44,39 @@ public struct ShapeCurves: Sendable {
         cycleSeconds = Double(passSamples) / sampleRate
         let span = Double(passSamples - 1) / sampleRate
 
-        var quantised: [(x: Int, frequency: Double)] = []
-        for p in shape.userIFCurve() where quantised.last.map({ p.x > $0.x }) ?? true { quantised.append(p) }
-        let lastX = Double(max(1, quantised.last!.x))
+        let quantised = shape.playedCurve()
+        let lastX = max(1, quantised.last!.x)
         let t0 = shape.points.first!.time, t1 = shape.points.last!.time
 
-        var drawn: [Sample] = [], untransposed: [Sample] = [], played: [Sample] = []
+        var drawn: [Sample] = [], untransposed: [Sample] = [], asDrawn: [Sample] = [], played: [Sample] = []
         for k in 0..<cycles {
             let start = Double(k) * cycleSeconds
-            for p in shape.points {
-                let t = start + (p.time - t0) / (t1 - t0) * span
+            func time(_ p: Shape.Point) -> Double { start + (p.time - t0) / (t1 - t0) * span }
+            for (i, p) in shape.points.enumerated() {
+                let t = time(p)
                 drawn.append(Sample(time: t, frequency: p.frequency * ratio))
                 untransposed.append(Sample(time: t, frequency: p.frequency))
+                asDrawn.append(Sample(time: t, frequency: p.frequency))
+                guard i + 1 < shape.points.count else { continue }
+                let next = shape.points[i + 1], tNext = time(next)
+                switch p.kind {
+                case .linear: break
+                case .hold: asDrawn.append(Sample(time: tNext, frequency: p.frequency))
+                case .exponential:
+                    // Pieces of at most 1/64 of the glide: smooth at any plot size.
+                    for j in 1..<64 {
+                        let s = Double(j) / 64
+                        asDrawn.append(Sample(time: t + s * (tNext - t), frequency: p.frequency * pow(next.frequency / p.frequency, s)))
+                    }
+                }
             }
             for q in quantised {
-                played.append(Sample(time: start + Double(q.x) / lastX * span, frequency: q.frequency * ratio))
+                played.append(Sample(time: start + q.x / lastX * span, frequency: q.frequency * ratio))
             }
         }
         self.drawn = drawn
         self.untransposed = untransposed
+        self.asDrawn = asDrawn
         self.played = played
     }
 }
@@ -146,7 +164,7 @@ public enum ShapePlot {
         }
         let transposed = curves.note != shape.rootNote
         if transposed {
-            svg.polyline(curves.untransposed.map { (f.px($0.time), f.py($0.frequency)) }, stroke: "#9a9a9a", strokeWidth: 1.2,
+            svg.polyline(curves.asDrawn.map { (f.px($0.time), f.py($0.frequency)) }, stroke: "#9a9a9a", strokeWidth: 1.2,
                          extra: [("stroke-dasharray", "6 4"), ("class", "curve root")])
         }
         svg.polyline(curves.played.map { (f.px($0.time), f.py($0.frequency)) }, stroke: "#1f5fbf", strokeWidth: 2,

@@ -5,7 +5,7 @@
 /// copies settings and rebuilds the preallocated curves in place: no allocation, no lock.
 extension Engine {
     /// Most points a shape swapped in may have: the slots' curves were allocated for this many.
-    public var pointCapacity: Int { slots[0].curve.capacity - 1 }
+    public var pointCapacity: Int { slots[0].curve.pointCapacity }
 
     /// Installs `data` as preset `index`. Every part and every sounding note on that preset moves
     /// to the new shape at its current place in the shape, with its phase running on, so the

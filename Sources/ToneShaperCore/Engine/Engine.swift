@@ -193,7 +193,13 @@ public final class Engine: @unchecked Sendable {
         // note keeps the slot it started on and a free one is always left for the next change.
         slotCount = 16 + voiceCount
         slots = .allocate(capacity: slotCount)
-        for i in 0..<slotCount { (slots + i).initialize(to: ShapeSlot(pointCapacity: max(presets.maxPoints, configuration.pointCapacity))) }
+        // An engine that takes edited shapes (`pointCapacity` given) has room for any shape's pieces;
+        // one that plays only its library, for its own shapes' exponential segments.
+        let pieceBudget = configuration.pointCapacity > 0 ? Shape.pieceBudget : presets.pieceBudget
+        for i in 0..<slotCount {
+            (slots + i).initialize(to: ShapeSlot(pointCapacity: max(presets.maxPoints, configuration.pointCapacity),
+                                                 pieceBudget: pieceBudget))
+        }
         slotUsers = .allocate(capacity: slotCount)
         slotUsers.initialize(repeating: 0, count: slotCount)
         parts = cacheAligned(Part.self, count: 16)

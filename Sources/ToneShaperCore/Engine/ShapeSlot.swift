@@ -26,8 +26,8 @@ struct ShapeSlot {
     /// times it is `PlayableRange.ceiling`, 100 kHz (bends and vibrato are held under it).
     var ratioCap: Double = 1
 
-    init(pointCapacity: Int) {
-        curve = FrequencyCurve(capacity: pointCapacity)
+    init(pointCapacity: Int, pieceBudget: Int = 0) {
+        curve = FrequencyCurve(capacity: pointCapacity, pieceBudget: pieceBudget)
         xs = .allocate(capacity: pointCapacity)
         ys = .allocate(capacity: pointCapacity)
     }
@@ -55,7 +55,7 @@ struct ShapeSlot {
             xs[i] = Double(Shape.quantize(t[i], from: t0, to: t1, n: n))
             ys[i] = f[i]
         }
-        curve.build(xs: xs, ys: ys, count: info.count)
+        curve.build(xs: xs, ys: ys, kinds: info.kinds, count: info.count)
         generation &+= 1
     }
 
@@ -95,6 +95,7 @@ struct PresetTable {
     struct Info {
         var times: UnsafeMutablePointer<Double>
         var frequencies: UnsafeMutablePointer<Double>
+        var kinds: UnsafeMutablePointer<SegmentKind>
         var count: Int
         var duration: Double
         var fidelity: Int
@@ -113,11 +114,13 @@ struct PresetTable {
         var lowest: Double
         var highest: Double
 
-        /// The settings of `shape`, its points at `times`/`frequencies` (filled here).
-        init(_ s: Shape, times: UnsafeMutablePointer<Double>, frequencies: UnsafeMutablePointer<Double>) {
+        /// The settings of `shape`, its points at `times`/`frequencies`/`kinds` (filled here).
+        init(_ s: Shape, times: UnsafeMutablePointer<Double>, frequencies: UnsafeMutablePointer<Double>,
+             kinds: UnsafeMutablePointer<SegmentKind>) {
             for (j, p) in s.points.enumerated() {
                 times[j] = p.time
                 frequencies[j] = p.frequency
+                kinds[j] = p.kind
             }
             var kind: UInt8 = 0, rate = 0.0
             var low = Double.infinity, high = 0.0
@@ -130,7 +133,7 @@ struct PresetTable {
             case .linearDecay: kind = 1
             case .exponentialDecay(let r): kind = 2; rate = r
             }
-            self.times = times; self.frequencies = frequencies; count = s.points.count
+            self.times = times; self.frequencies = frequencies; self.kinds = kinds; count = s.points.count
             duration = s.duration; fidelity = s.fidelity; wave = s.wave; terms = s.fourierTerms
             rootNote = s.rootNote; amplitude = s.amplitude; envelopeKind = kind; envelopeRate = rate
             echoDelay = s.echo.delay; echoVolume = s.echo.volume; attack = s.attack; release = s.release
@@ -144,24 +147,30 @@ struct PresetTable {
     let listedCount: Int
     let times: UnsafeMutablePointer<Double>
     let frequencies: UnsafeMutablePointer<Double>
+    let kinds: UnsafeMutablePointer<SegmentKind>
     let maxPoints: Int
+    /// Pieces beyond one each that the shapes' exponential segments take at any fidelity, up to
+    /// `Shape.pieceBudget`: what a slot needs to play any of them (0 when none has one).
+    let pieceBudget: Int
 
     init(_ shapes: [Shape], listedCount: Int? = nil) {
         count = shapes.count
         self.listedCount = min(listedCount ?? shapes.count, shapes.count)
         let total = shapes.reduce(0) { $0 + $1.points.count }
         maxPoints = shapes.map(\.points.count).max() ?? 2
+        pieceBudget = min(Shape.pieceBudget, shapes.map(ExponentialPieces.bound).max() ?? 0)
         info = .allocate(capacity: max(1, count))
         times = .allocate(capacity: max(1, total))
         frequencies = .allocate(capacity: max(1, total))
+        kinds = .allocate(capacity: max(1, total))
         var offset = 0
         for (i, s) in shapes.enumerated() {
-            (info + i).initialize(to: Info(s, times: times + offset, frequencies: frequencies + offset))
+            (info + i).initialize(to: Info(s, times: times + offset, frequencies: frequencies + offset, kinds: kinds + offset))
             offset += s.points.count
         }
     }
 
-    func deallocate() { info.deallocate(); times.deallocate(); frequencies.deallocate() }
+    func deallocate() { info.deallocate(); times.deallocate(); frequencies.deallocate(); kinds.deallocate() }
 
     /// Library index of the preset with this program number (linear: 128 entries at most, no allocation).
     func index(program: Int) -> Int? {
@@ -179,7 +188,8 @@ public struct ShapeData: @unchecked Sendable, BitwiseCopyable {
     public init(_ shape: Shape) {
         let n = max(1, shape.points.count)
         info = .allocate(capacity: 1)
-        info.initialize(to: PresetTable.Info(shape, times: .allocate(capacity: n), frequencies: .allocate(capacity: n)))
+        info.initialize(to: PresetTable.Info(shape, times: .allocate(capacity: n), frequencies: .allocate(capacity: n),
+                                             kinds: .allocate(capacity: n)))
     }
 
     public var pointCount: Int { info.pointee.count }
@@ -188,6 +198,7 @@ public struct ShapeData: @unchecked Sendable, BitwiseCopyable {
     public func deallocate() {
         info.pointee.times.deallocate()
         info.pointee.frequencies.deallocate()
+        info.pointee.kinds.deallocate()
         info.deallocate()
     }
 }

@@ -54,6 +54,11 @@ public struct Shape: Equatable, Sendable {
     /// vibrato: see `PlayableRange`): above every sample rate's Nyquist (192 kHz at most), and low
     /// enough that a ten-minute pass at it keeps the phase walk exact.
     public static let maximumFrequency = 100_000.0
+    /// Straight pieces exponential segments may take beyond one each, in every curve an engine
+    /// plays: room fixed before rendering, so re-quantising on the audio thread never allocates,
+    /// and enough for pieces of a quarter semitone (0.045 cent from the exact glide) whenever
+    /// N ≤ 8192 or the glides add up to less than 170 octaves (see `ExponentialPieces`).
+    public static let pieceBudget = 8192
 
     public init(name: String, description: String = "", program: Int = 0, points: [Point], duration: Double,
                 minFrequency: Double, maxFrequency: Double, wave: WaveType = .sine, amplitude: Double = 0.5,
@@ -136,6 +141,17 @@ public struct Shape: Equatable, Sendable {
         let n = n ?? fidelity
         let t0 = points.first!.time, t1 = points.last!.time
         return points.map { (x: Shape.quantize($0.time, from: t0, to: t1, n: n), frequency: $0.frequency) }
+    }
+
+    /// The curve a voice plays at fidelity N (default: the shape's), as the polyline it walks: x
+    /// on the grid [0, N] (userIFCurve's), each segment of its kind (a hold's step is two vertices
+    /// at one x, an exponential segment its straight pieces). Built by the engine's own code.
+    public func playedCurve(fidelity n: Int? = nil) -> [(x: Double, frequency: Double)] {
+        let xs = userIFCurve(fidelity: n).map { Double($0.x) }, ys = points.map(\.frequency), kinds = points.map(\.kind)
+        var collector = VertexCollector()
+        FrequencyCurve.pieces(xs: xs, ys: ys, kinds: kinds, count: points.count,
+                              budget: min(Shape.pieceBudget, ExponentialPieces.bound(self)), into: &collector)
+        return collector.vertices.isEmpty ? [(xs[0], ys[0])] : collector.vertices
     }
 
     /// Int((t − t0)·N/(t1 − t0)) as in the article, guarded so the last point lands on N exactly
