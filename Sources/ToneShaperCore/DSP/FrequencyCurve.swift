@@ -136,7 +136,6 @@ public struct FrequencyCurve {
         let j = segment(containing: u)
         return intercept[j] + slope[j] * u
     }
-
 }
 
 /// Receives a curve's straight pieces, from (x0, y0) to (x1, y1), in order.
