@@ -75,7 +75,8 @@ struct SegmentKindCurveTests {
         let curve = Self.curve(shape)
         defer { curve.deallocate() }
         #expect(curve.segmentCount <= curve.capacity)
-        #expect(curve.segmentCount > count + Shape.pieceBudget / 2, "the budget is used: \(curve.segmentCount) segments")
+        // One segment per point, the tail, and the whole budget shared among the glides.
+        #expect(curve.segmentCount == count + 1 + Shape.pieceBudget, "\(curve.segmentCount) segments")
         #expect(curve.lastX == Double(Shape.maximumFidelity))
         // Every piece starts and ends on the exponential between its two points.
         let xs = shape.userIFCurve().map { Double($0.x) }

@@ -82,7 +82,9 @@ public struct FrequencyCurve {
     static func pieces<S: PieceSink>(xs: UnsafePointer<Double>, ys: UnsafePointer<Double>, kinds: UnsafePointer<SegmentKind>?,
                                      count: Int, budget: Int, into sink: inout S) {
         // Pieces the exponential segments want beyond their first: when more than the budget, each
-        // gets its share in proportion (coarser pieces, never more storage).
+        // gets its share in proportion (coarser pieces, never more storage), rounded so the shares
+        // add up to the budget exactly: segment i gets ⌊Wᵢ·B/W⌋ − ⌊Wᵢ₋₁·B/W⌋ of it, Wᵢ the wants so
+        // far, which is never more than it wants.
         var wanted = 0
         if let kinds {
             var a = 0
@@ -93,6 +95,7 @@ public struct FrequencyCurve {
                 a = i
             }
         }
+        var wantedSoFar = 0
         var prevX = xs[0], prevY = ys[0]
         var kind = kinds?[0] ?? .linear
         for i in 1..<max(1, count) where xs[i] > prevX {
@@ -104,7 +107,11 @@ public struct FrequencyCurve {
             case .exponential:
                 let span = xs[i] - prevX
                 var pieces = ExponentialPieces.count(span: span, from: prevY, to: ys[i])
-                if wanted > budget { pieces = 1 + (pieces - 1) * budget / wanted }
+                if wanted > budget {
+                    let before = wantedSoFar * budget / wanted
+                    wantedSoFar += pieces - 1
+                    pieces = 1 + wantedSoFar * budget / wanted - before
+                }
                 // Whole grid steps per piece; the last piece takes what is left.
                 let stride = (span / Double(pieces)).rounded(.up)
                 let rate = _log(ys[i] / prevY) / span
@@ -165,7 +172,7 @@ struct VertexCollector: PieceSink {
 /// The pieces of all exponential segments share a fixed budget (`Shape.pieceBudget` beyond one
 /// each), so a rebuild on the audio thread writes into storage allocated before: the budget is
 /// never reached while N ≤ the budget (pieces never outnumber grid steps) nor while the glides
-/// add up to less than 8192 quarter semitones (170 octaves). Past it, the segments share the
+/// add up to less than 4096 quarter semitones (85 octaves). Past it, the segments share the
 /// budget in proportion to their wants: pieces k times longer, at most 0.045·k² cent sharp.
 enum ExponentialPieces {
     /// Largest interval a piece spans, in cents.

@@ -57,8 +57,10 @@ public struct Shape: Equatable, Sendable {
     /// Straight pieces exponential segments may take beyond one each, in every curve an engine
     /// plays: room fixed before rendering, so re-quantising on the audio thread never allocates,
     /// and enough for pieces of a quarter semitone (0.045 cent from the exact glide) whenever
-    /// N ≤ 8192 or the glides add up to less than 170 octaves (see `ExponentialPieces`).
-    public static let pieceBudget = 8192
+    /// N ≤ 4096 or the glides add up to less than 85 octaves (see `ExponentialPieces`). As many
+    /// as `maximumPoints`: an editing engine's curves (one per part and per voice) take twice the
+    /// room they took without kinds, not more.
+    public static let pieceBudget = 4096
 
     public init(name: String, description: String = "", program: Int = 0, points: [Point], duration: Double,
                 minFrequency: Double, maxFrequency: Double, wave: WaveType = .sine, amplitude: Double = 0.5,
