@@ -24,7 +24,7 @@ struct EditorAPITests {
         #expect(info["initialName"] as? String == "siren")
         #expect((info["waves"] as? [String]) == WaveType.allCases.map(\.rawValue))
         let shapes = try #require(try await editor.json("GET", "/api/shapes").object["shapes"] as? [[String: Any]])
-        #expect(shapes.count == 13 && shapes.allSatisfy { $0["source"] as? String == "built-in" })
+        #expect(shapes.count == 14 && shapes.allSatisfy { $0["source"] as? String == "built-in" })
         let siren = try await editor.json("GET", "/api/shapes/siren").object
         let body = try JSONSerialization.data(withJSONObject: siren["shape"] as Any)
         #expect(try ShapeFile.decode(body) == (try ShapeFile.load(path: RunningEditor.repository.path + "/Presets/01-siren.json")))
