@@ -76,6 +76,21 @@ struct SegmentKindFileTests {
         }
     }
 
+    @Test("a hostile kind (a megabyte of text) or point (thousands of elements) is named in a short line")
+    func hostileValuesStayShort() {
+        let long = String(repeating: "x", count: 1 << 20)
+        let many = (0..<5000).map(String.init).joined(separator: ",")
+        for points in [#"[0, 110, "\#(long)"], [1, 220]"#, "[0, 110], [\(many)]"] {
+            do {
+                _ = try ShapeFile.decode(file(points: points))
+                Issue.record("accepted")
+            } catch {
+                #expect(error.description.count < 200, "\(error.description.prefix(300))")
+                #expect(error.description.contains("…"))
+            }
+        }
+    }
+
     @Test("a file names the bad kind with its path, like every other field")
     func namesTheFile() throws {
         let folder = try TemporaryFolder()

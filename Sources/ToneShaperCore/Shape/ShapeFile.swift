@@ -193,7 +193,7 @@ public enum ShapeFile {
     }
 
     /// The value at `path` (object keys, or array indices as digits) as compact JSON text: `"expo"`,
-    /// `0.5`, `null`, `[1,2,3]`.
+    /// `0.5`, `null`, `[1,2,3]`; cut after 60 characters, so a hostile value keeps the line short.
     static func jsonText(_ data: Data, _ path: [String]) -> String {
         guard var node = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else { return "(unreadable)" }
         for key in path {
@@ -204,7 +204,8 @@ public enum ShapeFile {
         guard let text = try? JSONSerialization.data(withJSONObject: node, options: [.fragmentsAllowed, .withoutEscapingSlashes]) else {
             return "(unprintable)"
         }
-        return String(decoding: text, as: UTF8.self)
+        let written = String(decoding: text, as: UTF8.self)
+        return written.count > 60 ? written.prefix(60) + "…" : written
     }
 
     /// Turns Foundation's decoding error into "field 'x' = …: reason".
