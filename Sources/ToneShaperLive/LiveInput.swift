@@ -75,15 +75,18 @@ public final class LiveInput: @unchecked Sendable {
     /// A live message from `source`, to sound at `frame` (a front-end with a clock gives the
     /// arrival frame plus its constant latency, see `LiveSession.frame(arrivedAt:)`; one without,
     /// `session.framesRendered`: the next period start). Refused messages are left out.
-    public func receive(_ message: MIDIMessage, from source: MIDISourceID, at frame: Int64) {
+    /// `patience`: how long to wait for room in a full ring (see `enqueue`); a front-end that
+    /// receives on the audio thread itself (JACK's process callback, just before `renderPeriod`)
+    /// passes 0: it never waits, and an event that finds no room is counted as dropped.
+    public func receive(_ message: MIDIMessage, from source: MIDISourceID, at frame: Int64, patience: Double = 1) {
         guard accepts(message) else { return }
         track(message, from: source)
-        enqueue(TimedEngineEvent(frame: frame, .midi(message)))
+        enqueue(TimedEngineEvent(frame: frame, .midi(message)), patience: patience)
     }
 
-    /// `source` went away: its held notes and pedals are released at `frame`.
-    public func releaseAll(from source: MIDISourceID, at frame: Int64) {
-        release(at: frame) { $0 == source }
+    /// `source` went away: its held notes and pedals are released at `frame` (`patience` as for `receive`).
+    public func releaseAll(from source: MIDISourceID, at frame: Int64, patience: Double = 1) {
+        release(at: frame, patience: patience) { $0 == source }
     }
 
     /// Every source that matches went away at once (an ALSA client with several ports): their held
@@ -124,18 +127,18 @@ public final class LiveInput: @unchecked Sendable {
     }
 
     /// Note-offs for every key, and pedal-ups for every pedal, held by a source that matches.
-    private func release(at frame: Int64, where matches: (MIDISourceID) -> Bool) {
+    private func release(at frame: Int64, patience: Double = 1, where matches: (MIDISourceID) -> Bool) {
         for channel in 0..<16 {
             let pedal = pedalHolders[channel]
             if pedal != 0 && matches(Self.source(of: pedal)) {
                 pedalHolders[channel] = 0
-                enqueue(TimedEngineEvent(frame: frame, .midi(.controlChange(channel: UInt8(channel), controller: pedalControllers[channel], value: 0))))
+                enqueue(TimedEngineEvent(frame: frame, .midi(.controlChange(channel: UInt8(channel), controller: pedalControllers[channel], value: 0))), patience: patience)
             }
             for note in 0..<128 {
                 let holder = noteHolders[channel * 128 + note]
                 if holder != 0 && matches(Self.source(of: holder)) {
                     noteHolders[channel * 128 + note] = 0
-                    enqueue(TimedEngineEvent(frame: frame, .midi(.noteOff(channel: UInt8(channel), note: UInt8(note), velocity: 64))))
+                    enqueue(TimedEngineEvent(frame: frame, .midi(.noteOff(channel: UInt8(channel), note: UInt8(note), velocity: 64))), patience: patience)
                 }
             }
         }
