@@ -57,8 +57,11 @@ let package = Package(
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         // Ogg Vorbis written directly, so a recording can end its pages once a second (libsndfile cannot).
         .systemLibrary(name: "CVorbis", pkgConfig: "vorbisenc", providers: [.apt(["libvorbis-dev", "libogg-dev"])]),
+        .systemLibrary(name: "CJACK", pkgConfig: "jack", providers: [.apt(["libjack-jackd2-dev"])]),
         // Small C shim: alsa-lib's variadic error handler cannot be written in Swift.
         .target(name: "CALSAShim", dependencies: ["CALSA"]),
+        // Small C shim: jack_client_open is variadic, and libjack's printers are replaced by one that keeps the last error.
+        .target(name: "CJACKShim", dependencies: ["CJACK"]),
         // Small C shim: where a new render thread starts (glibc's affinity calls are not importable).
         .target(name: "CThreadPlacement"),
 
@@ -87,6 +90,12 @@ let package = Package(
         // audio thread writing periods to a PCM device, a lost device reopened (`play`, `edit --device`).
         .target(name: "ToneShaperALSALive", dependencies: ["ToneShaperLive", "ToneShaperALSA", "ToneShaperCore",
                                                            "ToneShaperMIDI", "ToneShaperRealtime", "ToneShaperAudioFile"]),
+        // JACK client, ports, callbacks, MIDI port reading, connections by name or regex: thin Swift over libjack.
+        .target(name: "ToneShaperJACK", dependencies: ["CJACK", "CJACKShim"]),
+        // The JACK front-end over the live core (`play --jack`): render in the process callback at the
+        // graph's rate and buffer size, each MIDI event at its frame within the cycle.
+        .target(name: "ToneShaperJACKLive", dependencies: ["ToneShaperLive", "ToneShaperJACK", "ToneShaperCore",
+                                                           "ToneShaperMIDI", "ToneShaperAudioFile"]),
         // Where shapes come from: the built-in Presets/, the user's library ($XDG_DATA_HOME), any FILE.json.
         .target(name: "ToneShaperLibrary", dependencies: ["ToneShaperCore"]),
         // The shape editor: a local HTTP + WebSocket server (Hummingbird) and its page (plain HTML/CSS/JS).
@@ -105,7 +114,7 @@ let package = Package(
         // The command-line program.
         .executableTarget(name: "toneshaper", dependencies: [
             "ToneShaperMIDI", "ToneShaperCore", "ToneShaperRealtime", "ToneShaperAudioFile", "ToneShaperALSA", "ToneShaperPlot", "ToneShaperLive",
-            "ToneShaperALSALive", "ToneShaperLibrary", "ToneShaperEditor",
+            "ToneShaperALSALive", "ToneShaperJACK", "ToneShaperJACKLive", "ToneShaperLibrary", "ToneShaperEditor",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], linkerSettings: staticRuntime),
 
@@ -131,6 +140,10 @@ let package = Package(
         .testTarget(name: "ToneShaperALSALiveTests", dependencies: ["ToneShaperALSALive", "ToneShaperLive", "ToneShaperALSA",
                                                                     "ToneShaperCore", "ToneShaperMIDI", "ToneShaperAudioFile",
                                                                     "ToneShaperRealtime", "AllocationCounter", "TestSupport", "EngineFixtures"]),
+        // Against a real jackd (dummy driver) started by the tests.
+        .testTarget(name: "ToneShaperJACKLiveTests", dependencies: ["ToneShaperJACKLive", "ToneShaperJACK", "CJACK", "ToneShaperLive",
+                                                                   "ToneShaperCore", "ToneShaperMIDI", "ToneShaperAudioFile",
+                                                                   "AllocationCounter", "EngineFixtures"]),
         // End-to-end: runs the built `toneshaper` program and reads back what it wrote.
         .testTarget(name: "toneshaperTests", dependencies: ["toneshaper", "ToneShaperAudioFile", "ToneShaperMIDI", "TestSupport"]),
     ]
