@@ -29,9 +29,19 @@ struct PlayCommand: ParsableCommand {
 
             Latency is the whole buffer, --period × --periods frames: 128 × 3 at 48 kHz is 8 ms. \
             Smaller is snappier but underruns (counted, recovered) come sooner on a busy machine.
+
+            --jack plays as a JACK client instead (JACK, or PipeWire through its JACK layer: \
+            `pw-jack toneshaper play --jack`): a client "ToneShaper" (--jack-name) with the ports \
+            midi_in, out_left and out_right, at the graph's rate and buffer size. --connect then \
+            takes JACK MIDI ports, by name or regular expression (--connect "system:midi_capture_1", \
+            --connect "a2j:.*Keystation"); the outputs go to the first two physical playback ports, \
+            or to --output PORT (repeatable), or nowhere with --no-auto-connect. Each MIDI event \
+            sounds at its own frame in the cycle it arrives in: latency is one JACK period.
             """)
 
     @OptionGroup var live: LiveDeviceOptions
+
+    @OptionGroup var jack: JACKOptions
 
     @OptionGroup var instrument: InstrumentOptions
 
@@ -64,6 +74,7 @@ struct PlayCommand: ParsableCommand {
         guard tail >= 0, tail <= 3600 else { throw ValidationError("--tail \(tail) must be 0...3600 seconds") }
         if format != nil && record == nil { throw ValidationError("--format applies to --record; give --record FILE too") }
         if midiIn != nil && !live.connect.isEmpty { throw ValidationError("--connect needs the sequencer; it cannot be used with --midi-in") }
+        try jack.validate(live: live)
     }
 
     func run() throws {
@@ -71,6 +82,7 @@ struct PlayCommand: ParsableCommand {
         let setup = try instrument.load()
         let fileFormat = try record.map { try AudioFileFormat(path: $0, explicit: format) }
         let performance = try midiIn.map { try Performance.load($0) }
+        if jack.jack { return try runJACK(setup, fileFormat: fileFormat, performance: performance) }
         let channelFilter = live.channelFilter
 
         // The sequencer first: without /dev/snd/seq that is the error a keyboard player needs to see.
