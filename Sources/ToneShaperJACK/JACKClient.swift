@@ -66,10 +66,25 @@ public final class JACKClient: @unchecked Sendable {
         var status = jack_status_t(0)
         let options = jack_options_t(JackNoStartServer.rawValue | JackUseExactName.rawValue)
         guard let client = toneshaper_jack_client_open(name, options, server, &status) else {
-            throw JACKError(Self.openFailure(status: status, name: name, server: serverName))
+            // JACK 2 answers a taken exact name with only "server error": ask the server whether it has that client.
+            let taken = status.rawValue & JackNameNotUnique.rawValue != 0 || Self.hasClient(named: name, server: server)
+            throw JACKError(Self.openFailure(status: taken ? JackStatus(status.rawValue | JackNameNotUnique.rawValue) : status,
+                                             name: name, server: serverName))
         }
         handle = client
         self.name = jack_get_client_name(client).map { String(cString: $0) } ?? name
+    }
+
+    /// Whether the server has a client of this name, asked through a short-lived client of our own.
+    static func hasClient(named name: String, server: String?) -> Bool {
+        var status = jack_status_t(0)
+        guard let probe = toneshaper_jack_client_open("toneshaper-probe", jack_options_t(JackNoStartServer.rawValue), server, &status) else {
+            return false
+        }
+        defer { _ = jack_client_close(probe) }
+        guard let uuid = jack_get_uuid_for_client_name(probe, name) else { return false }
+        jack_free(uuid)
+        return true
     }
 
     /// What went wrong opening a client, from jack_status_t's bits, most specific first.

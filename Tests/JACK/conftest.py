@@ -1,0 +1,294 @@
+"""Fixtures for `play --jack` against a real JACK server, headless.
+
+Each test gets its own `jackd -n NAME -r -S -d dummy -r 48000 -p 256` (a name no other test uses;
+clients find it through JACK_DEFAULT_SERVER; -S, synchronous: the server waits for every client each
+cycle, so on a busy machine a late client makes a late cycle, not one that some clients skip — the
+test's player must see exactly the cycles ToneShaper renders to know its frames), the `toneshaper` binary (TONESHAPER_BIN, default the
+debug build `swift test` made), a way to run it and wait for its lines, and a JACK client of the
+test's own (python3-jack-client) that plays MIDI events at known frames of ToneShaper's session.
+Run with Debian's /usr/bin/python3 (Tests/JACK/run.sh): that is where the `jack` module is.
+"""
+
+import os
+import queue
+import re
+import signal
+import subprocess
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import jack
+import mido
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+RATE = 48_000
+# `play` prints this once the first cycle ran: the JACK frame time of its recording's frame 0.
+FIRST_CYCLE = re.compile(r"first cycle at JACK frame (\d+)")
+
+
+# ---- the server ------------------------------------------------------------------------------
+
+
+class JackServer:
+    """A jackd on the dummy driver: no sound card, no real-time rights needed."""
+
+    def __init__(self, period=256):
+        self.name = f"ts-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        self.env = dict(os.environ, JACK_DEFAULT_SERVER=self.name)
+        self.process = subprocess.Popen(
+            ["jackd", "-n", self.name, "-r", "-S", "-d", "dummy", "-r", str(RATE), "-p", str(period)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=self.env)
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                probe = jack.Client("probe", servername=self.name, no_start_server=True)
+                probe.close()
+                return
+            except jack.JackError:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"jackd -n {self.name} did not start")
+                time.sleep(0.05)
+
+    def client(self, name):
+        return jack.Client(name, servername=self.name, no_start_server=True)
+
+    def kill(self, sig=signal.SIGKILL):
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+            self.process.wait(timeout=10)
+
+    def stop(self):
+        self.kill(signal.SIGTERM)
+
+
+@pytest.fixture
+def jack_server():
+    server = JackServer()
+    yield server
+    server.stop()
+
+
+# ---- the program -----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def toneshaper_bin():
+    path = os.environ.get("TONESHAPER_BIN") or str(REPO / ".build" / "debug" / "toneshaper")
+    if not os.access(path, os.X_OK):
+        pytest.fail(f"{path} is not built: run `swift build` (or set TONESHAPER_BIN)")
+    return path
+
+
+class ToneShaper:
+    """`toneshaper ARGS` running, its stdout lines collected as they come."""
+
+    def __init__(self, binary, args, env):
+        self.process = subprocess.Popen([binary, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        text=True, env=env, cwd=REPO)
+        self.lines = queue.Queue()
+        self.stdout = []
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        for line in self.process.stdout:
+            self.stdout.append(line)
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def wait_for(self, pattern, timeout=15):
+        """The first stdout line matching `pattern` (a compiled regex), as its match."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            try:
+                line = self.lines.get(timeout=max(0.01, left))
+            except queue.Empty:
+                line = ""
+            if line is None or left <= 0:
+                self.process.kill()
+                out, err = self.process.communicate()
+                raise AssertionError(f"no line matching {pattern.pattern!r}; stdout {''.join(self.stdout)!r}, stderr {err!r}")
+            found = pattern.search(line)
+            if found:
+                return found
+
+    def stop(self, sig=signal.SIGINT, timeout=30):
+        """Stops it (or waits for it when `sig` is None); returns (exit code, stdout, stderr)."""
+        if sig is not None and self.process.poll() is None:
+            self.process.send_signal(sig)
+        err = self.process.stderr.read()
+        code = self.process.wait(timeout=timeout)
+        self.reader.join(timeout=5)
+        return code, "".join(self.stdout), err
+
+
+@pytest.fixture
+def run_toneshaper(toneshaper_bin):
+    started = []
+
+    def start(args, env):
+        program = ToneShaper(toneshaper_bin, args, env)
+        started.append(program)
+        return program
+
+    yield start
+    for program in started:
+        if program.process.poll() is None:
+            program.process.kill()
+            program.process.wait()
+
+
+def run_once(binary, args, env, timeout=30):
+    """`toneshaper ARGS` to its end: (exit code, stdout, stderr)."""
+    done = subprocess.run([binary, *args], capture_output=True, text=True, env=env, cwd=REPO, timeout=timeout)
+    return done.returncode, done.stdout, done.stderr
+
+
+# ---- a MIDI player at known frames -----------------------------------------------------------
+
+
+class FramePlayer:
+    """A JACK client with one MIDI output port that plays (frame, bytes) events at exact frames of
+    ToneShaper's session: frame 0 is the cycle whose JACK frame time `play` printed.
+
+    It counts the frames of every cycle it sees from that one on, so it knows the session frame
+    of each cycle even if JACK's frame time jumped (a buffer-size change): both clients run every
+    cycle of the graph. Events are scheduled from `start_at(frame)`: event frame f sounds at
+    session frame start + f.
+    """
+
+    def __init__(self, server, name="player"):
+        self.client = server.client(name)
+        self.port = self.client.midi_outports.register("out")
+        self.history = []          # (last_frame_time, frames) of every cycle, until frame 0 is known
+        self.first_cycle = None    # JACK frame time of session frame 0, set by the test
+        self.position = None       # session frame at the start of the current cycle
+        self.events = []           # [(session frame, bytes)], sorted
+        self.next = 0
+        self.sent = []             # [(session frame, bytes)] actually written
+        self.cycles = 0
+        self.sizes = set()
+        self.client.set_process_callback(self._process)
+        self.client.activate()
+
+    def _process(self, frames):
+        self.port.clear_buffer()
+        self.cycles += 1
+        self.sizes.add(frames)
+        now = self.client.last_frame_time
+        if self.position is None:
+            self.history.append((now, frames))
+            if self.first_cycle is None:
+                return
+            start = [i for i, (t, _) in enumerate(self.history) if t == self.first_cycle]
+            if not start:
+                return
+            self.position = sum(f for _, f in self.history[start[0]:-1])
+        end = self.position + frames
+        while self.next < len(self.events) and self.events[self.next][0] < end:
+            frame, data = self.events[self.next]
+            offset = max(0, frame - self.position)
+            self.port.write_midi_event(offset, data)
+            self.sent.append((self.position + offset, data))
+            self.next += 1
+        self.position = end
+
+    def now(self):
+        """The session frame of the current cycle (None until frame 0 is found)."""
+        return self.position
+
+    def schedule(self, events, lead=9_600):
+        """Plays `events` [(frame, bytes)] from `lead` frames after the current cycle; returns that start frame."""
+        deadline = time.monotonic() + 10
+        while self.position is None:
+            assert time.monotonic() < deadline, "the player never saw ToneShaper's first cycle"
+            time.sleep(0.005)
+        start = self.position + lead
+        self.next = 0
+        self.events = [(start + f, bytes(d)) for f, d in events]
+        return start
+
+    def done(self):
+        return self.next >= len(self.events)
+
+    def close(self):
+        self.client.deactivate()
+        self.client.close()
+
+
+@pytest.fixture
+def frame_player(jack_server):
+    players = []
+
+    def make(name="player"):
+        player = FramePlayer(jack_server, name)
+        players.append(player)
+        return player
+
+    yield make
+    for player in players:
+        try:
+            player.close()
+        except jack.JackError:
+            pass
+
+
+# ---- MIDI files ------------------------------------------------------------------------------
+
+
+def demo_events(path=REPO / "Examples" / "demo.mid", seconds=None):
+    """Examples/demo.mid's channel messages as [(frame at 48 kHz, bytes)], in order (tempo map applied).
+    Cut after `seconds`, the notes still held end a tenth of a second later (a file that ends with
+    notes held has them released at its end by `render`, while a live instrument holds them)."""
+    events, t, held = [], 0.0, {}
+    for message in mido.MidiFile(str(path)):
+        t += message.time
+        if message.is_meta or message.type == "sysex":
+            continue
+        if seconds is not None and t > seconds:
+            end = events[-1][0] + RATE // 10
+            events += [(end, bytes([0xB0 | channel, 64, 0])) for channel in sorted({c for c, _ in held})]
+            events += [(end, bytes([0x80 | channel, note, 64])) for channel, note in sorted(held)]
+            break
+        data = bytes(message.bytes())
+        events.append((round(t * RATE), data))
+        if data[0] & 0xF0 == 0x90 and data[2] > 0:
+            held[(data[0] & 0x0F, data[1])] = True
+        elif data[0] & 0xF0 in (0x80, 0x90):
+            held.pop((data[0] & 0x0F, data[1]), None)
+    return events
+
+
+def write_frames_midi(path, events):
+    """A format 0 file whose tick is one frame at 48 kHz (24,000 ticks per quarter at 120 bpm), so
+    `toneshaper render` puts every event at exactly its frame."""
+    track = mido.MidiTrack()
+    track.append(mido.MetaMessage("set_tempo", tempo=500_000, time=0))
+    last = 0
+    for frame, data in sorted(events, key=lambda e: e[0]):
+        message = mido.Message.from_bytes(list(data))
+        message.time = frame - last
+        last = frame
+        track.append(message)
+    midi = mido.MidiFile(type=0, ticks_per_beat=24_000)
+    midi.tracks.append(track)
+    midi.save(str(path))
+
+
+def read_frames_midi(path):
+    """A file `--record-midi` wrote (24,000 ticks per quarter at 120 bpm: one tick a frame) as [(frame, bytes)]."""
+    midi = mido.MidiFile(str(path))
+    assert midi.ticks_per_beat == 24_000, midi.ticks_per_beat
+    events, tick = [], 0
+    for message in mido.merge_tracks(midi.tracks):
+        tick += message.time
+        if message.is_meta:
+            if message.type == "set_tempo":
+                assert message.tempo == 500_000
+            continue
+        events.append((tick, bytes(message.bytes())))
+    return events
