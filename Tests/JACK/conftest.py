@@ -90,8 +90,11 @@ class ToneShaper:
                                         text=True, env=env, cwd=REPO)
         self.lines = queue.Queue()
         self.stdout = []
+        self.stderr = []
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
+        self.error_reader = threading.Thread(target=lambda: self.stderr.extend(self.process.stderr), daemon=True)
+        self.error_reader.start()
 
     def _read(self):
         for line in self.process.stdout:
@@ -110,8 +113,10 @@ class ToneShaper:
                 line = ""
             if line is None or left <= 0:
                 self.process.kill()
-                out, err = self.process.communicate()
-                raise AssertionError(f"no line matching {pattern.pattern!r}; stdout {''.join(self.stdout)!r}, stderr {err!r}")
+                self.process.wait()
+                self.error_reader.join(timeout=5)
+                raise AssertionError(f"no line matching {pattern.pattern!r}; stdout {''.join(self.stdout)!r}, "
+                                     f"stderr {''.join(self.stderr)!r}")
             found = pattern.search(line)
             if found:
                 return found
@@ -120,10 +125,15 @@ class ToneShaper:
         """Stops it (or waits for it when `sig` is None); returns (exit code, stdout, stderr)."""
         if sig is not None and self.process.poll() is None:
             self.process.send_signal(sig)
-        err = self.process.stderr.read()
-        code = self.process.wait(timeout=timeout)
+        try:
+            code = self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+            raise AssertionError(f"toneshaper did not exit within {timeout} s; stdout {''.join(self.stdout)!r}")
         self.reader.join(timeout=5)
-        return code, "".join(self.stdout), err
+        self.error_reader.join(timeout=5)
+        return code, "".join(self.stdout), "".join(self.stderr)
 
 
 @pytest.fixture
