@@ -195,3 +195,25 @@ def test_another_name_and_a_regex_connect_the_ports_asked_for(jack_server, frame
 def test_alsa_options_are_refused_with_jack(toneshaper_bin):
     code, out, err = run_once(toneshaper_bin, ["play", "--jack", "--period", "64"], None)
     assert code != 0 and "--period/--periods are ALSA's" in err
+
+
+def test_a_keyboard_disconnected_has_its_held_notes_and_pedal_released(jack_server, frame_player, run_toneshaper, tmp_path):
+    player = frame_player()
+    take = tmp_path / "take.mid"
+    program = run_toneshaper(["play", "--jack", "--connect", "player:out", "--record-midi", str(take)], jack_server.env)
+    player.first_cycle = int(program.wait_for(FIRST_CYCLE).group(1))
+    held = [(0, b"\xb0\x40\x7f"), (0, b"\x90\x3c\x64"), (480, b"\x90\x43\x64"), (960, b"\x80\x43\x40")]
+    start = player.schedule(held, lead=2_400)
+    while not player.done():
+        time.sleep(0.02)
+    time.sleep(0.2)
+    player.client.disconnect("player:out", "ToneShaper:midi_in")
+    time.sleep(0.3)
+    code, out, err = program.stop(signal.SIGTERM)
+    assert code == 0, err
+    played = read_frames_midi(take)
+    assert played[:4] == [(start + f, d) for f, d in held]
+    # After the last note, at the cycle the port lost its connection: pedal up, then note 60 off.
+    released = played[4:]
+    assert [d for _, d in released] == [b"\xb0\x40\x00", b"\x80\x3c\x40"]
+    assert all(f == released[0][0] > start + 960 for f, _ in released)
