@@ -13,6 +13,7 @@ import os
 import queue
 import re
 import signal
+import struct
 import subprocess
 import threading
 import time
@@ -32,25 +33,80 @@ FIRST_CYCLE = re.compile(r"first cycle at JACK frame (\d+)")
 # ---- the server ------------------------------------------------------------------------------
 
 
+# JACK 2 keeps its servers in a registry of eight slots in shared memory (shm.h: a 24-byte header,
+# then per slot a pid and "jack-UID:NAME:"). A jackd that dies without stopping (SIGKILL, as a test
+# below does) keeps its slot until a server of the same name starts again; with a fresh name per
+# test, eight such deaths leave "Too many servers already active". So a slot whose process is gone
+# is given back the way JACK does it: start a server of that name (it takes the slot over) and stop it.
+REGISTRY = "/dev/shm/jack-shm-registry"
+SLOTS, SLOT_BYTES, HEADER_BYTES = 8, 264, 24
+
+
+def dead_servers():
+    """Names of this user's servers whose slot is held by a process that no longer exists."""
+    try:
+        data = open(REGISTRY, "rb").read()
+    except OSError:
+        return []
+    if data[:4] != b"KCAJ":
+        return []
+    names = []
+    for slot in range(SLOTS):
+        base = HEADER_BYTES + slot * SLOT_BYTES
+        if len(data) < base + SLOT_BYTES:
+            break
+        pid = struct.unpack_from("<i", data, base)[0]
+        entry = data[base + 4:base + 4 + 257].split(b"\0")[0].decode(errors="replace").split(":")
+        if pid <= 0 or len(entry) < 2 or entry[0] != f"jack-{os.getuid()}":
+            continue
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            names.append(entry[1])
+        except PermissionError:
+            pass
+    return names
+
+
+def start_jackd(name, period, env):
+    """`jackd -n NAME -r -S -d dummy -r 48000 -p PERIOD`, once a client can reach it."""
+    process = subprocess.Popen(
+        ["jackd", "-n", name, "-r", "-S", "-d", "dummy", "-r", str(RATE), "-p", str(period)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            probe = jack.Client("probe", servername=name, no_start_server=True)
+            probe.close()
+            return process
+        except jack.JackError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                process.wait()
+                raise RuntimeError(f"jackd -n {name} did not start")
+            time.sleep(0.05)
+
+
+def give_back_slot(name):
+    """Frees a dead server's registry slot: a server of its name takes it over, then stops cleanly."""
+    try:
+        process = start_jackd(name, 256, dict(os.environ, JACK_DEFAULT_SERVER=name))
+    except RuntimeError:
+        return
+    process.terminate()
+    process.wait(timeout=10)
+
+
 class JackServer:
     """A jackd on the dummy driver: no sound card, no real-time rights needed."""
 
     def __init__(self, period=256):
+        for name in dead_servers():
+            give_back_slot(name)
         self.name = f"ts-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self.env = dict(os.environ, JACK_DEFAULT_SERVER=self.name)
-        self.process = subprocess.Popen(
-            ["jackd", "-n", self.name, "-r", "-S", "-d", "dummy", "-r", str(RATE), "-p", str(period)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=self.env)
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                probe = jack.Client("probe", servername=self.name, no_start_server=True)
-                probe.close()
-                return
-            except jack.JackError:
-                if self.process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"jackd -n {self.name} did not start")
-                time.sleep(0.05)
+        self.killed = False
+        self.process = start_jackd(self.name, period, self.env)
 
     def client(self, name):
         return jack.Client(name, servername=self.name, no_start_server=True)
@@ -59,9 +115,12 @@ class JackServer:
         if self.process.poll() is None:
             self.process.send_signal(sig)
             self.process.wait(timeout=10)
+            self.killed = self.killed or sig == signal.SIGKILL
 
     def stop(self):
         self.kill(signal.SIGTERM)
+        if self.killed:
+            give_back_slot(self.name)
 
 
 @pytest.fixture
