@@ -115,7 +115,7 @@ public final class LiveInput: @unchecked Sendable {
                 (noteHolders + c * 128).update(repeating: 0, count: 128)
             } else if controller == 121 {
                 pedalHolders[c] = 0
-            } else if let pedal = session.engine.controllerMap.assignment(channel: channel, controller: controller),
+            } else if let pedal = session.controllerMap.assignment(channel: channel, controller: controller),
                       pedal.parameter == .sustain {
                 // The mapping decides what a pedal is; down from the engine's own threshold (0.5).
                 pedalHolders[c] = pedal.value(for: value) >= 0.5 ? Self.tag(source) : 0

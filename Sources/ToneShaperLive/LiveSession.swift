@@ -22,7 +22,12 @@ import ToneShaperRealtime
 /// event is kept in a stored optional rather than pushed back. `LiveAllocationTests` runs this step
 /// (with the PCM write and the recorder capture) under an allocation counter and expects zero.
 public final class LiveSession: @unchecked Sendable {
-    public let engine: Engine
+    /// The audio thread's engine. Only `offerEngine` replaces it (a JACK graph's new rate), at the
+    /// start of a period; other threads read it only where no engine is ever offered (ALSA, editor).
+    public private(set) var engine: Engine
+    /// The controller map of every engine this session renders with (a rebuilt one keeps it): the
+    /// producer thread reads it here, never through `engine`, which the audio thread may swap.
+    public let controllerMap: ControllerMap
     /// Interleaved channels of every period (the engine renders stereo).
     public let channels = 2
     /// MIDI side → audio thread.
@@ -50,9 +55,22 @@ public final class LiveSession: @unchecked Sendable {
     public let eventCapacity: Int
     private let scratch: UnsafeMutablePointer<EngineEvent>
 
+    /// Control thread → audio thread: an engine to render with from the next period on (retained).
+    private let offeredEngine = Atomic<Unmanaged<Engine>?>(nil)
+    /// Audio thread → control thread: the engine it replaced (retained), released by `reclaimEngine()`
+    /// so its memory is freed off the audio thread; the next offer waits until it has been.
+    private let retiredEngine = Atomic<Unmanaged<Engine>?>(nil)
+    /// Where and at what rate the last installed engine took over (written before `retiredEngine`).
+    private let swapFrame = Atomic<Int64>(0)
+    private let swapRate = Atomic<UInt64>(0)
+    /// The rate the recorder was opened at: the engine's at init. A file cannot change rate.
+    private let recordingRate: Double
+
     // Audio thread only.
     private var position: Int64 = 0
     private var pending: TimedEngineEvent?
+    /// False from the period an engine at another rate than the recording's took over.
+    private var recording = true
 
     // Published by the audio thread.
     private let clock = Atomic<Int64>(0)
@@ -68,6 +86,8 @@ public final class LiveSession: @unchecked Sendable {
                 recorder: AudioRecorder? = nil, recordMIDI: Bool = false, endFrame: Int64? = nil) {
         precondition(eventsPerPeriod >= 1)
         self.engine = engine
+        controllerMap = engine.controllerMap
+        recordingRate = engine.sampleRate
         self.events = SPSCRing(capacity: max(1, eventCapacity))
         // Each applied event yields one message.
         self.played = recordMIDI ? SPSCRing(capacity: max(65_536, 2 * events.capacity)) : nil
@@ -85,6 +105,8 @@ public final class LiveSession: @unchecked Sendable {
         scratch.deallocate()
         while let swap = shapeSwaps.pop() { swap.data.deallocate() }
         reclaimShapes()
+        offeredEngine.exchange(nil, ordering: .acquiring)?.release()
+        retiredEngine.exchange(nil, ordering: .acquiring)?.release()
     }
 
     // MARK: - Any thread
@@ -133,6 +155,7 @@ public final class LiveSession: @unchecked Sendable {
     /// at offset 0. After `endFrame`, the rest of the period and every later one is silence and is
     /// not recorded, so the recording holds exactly the performance.
     public func renderPeriod(into output: UnsafeMutablePointer<Float>, frames: Int) {
+        installEngine()
         installShapes()
         let start = position
         var count = frames
@@ -161,13 +184,28 @@ public final class LiveSession: @unchecked Sendable {
 
         if count > 0 {
             engine.render(frames: count, events: UnsafeBufferPointer(start: scratch, count: n), into: output)
-            recorder?.capture(UnsafeBufferPointer(start: output, count: count * channels))
+            if recording { recorder?.capture(UnsafeBufferPointer(start: output, count: count * channels)) }
         }
         if count < frames {
             (output + count * channels).update(repeating: 0, count: (frames - count) * channels)
         }
         position = start + Int64(frames)
         clock.store(position, ordering: .releasing)
+    }
+
+    /// Takes over an offered engine once the last replaced one has been reclaimed: a pointer swap,
+    /// the old engine handed back still retained, so nothing is allocated or freed here.
+    @inline(__always)
+    private func installEngine() {
+        guard retiredEngine.load(ordering: .acquiring) == nil,
+              let next = offeredEngine.exchange(nil, ordering: .acquiringAndReleasing) else { return }
+        let rate = next.takeUnretainedValue().sampleRate
+        if rate != recordingRate { recording = false }
+        swapFrame.store(position, ordering: .relaxed)
+        swapRate.store(rate.bitPattern, ordering: .relaxed)
+        let old = Unmanaged.passRetained(engine)
+        engine = next.takeRetainedValue()
+        retiredEngine.store(old, ordering: .releasing)
     }
 
     /// Swaps in the shapes the editor sent, while there is room to hand back what they replace.
@@ -210,6 +248,28 @@ public final class LiveSession: @unchecked Sendable {
         if shapeSwaps.push(ShapeSwap(preset: preset, data: data)) { return true }
         data.deallocate()
         return false
+    }
+
+    /// Hands the audio thread an engine to render with from its next period on (built off the
+    /// audio thread: for a JACK graph's new rate, from the instrument's setup, so with the same
+    /// controller map). Its voices start silent: notes sounding on the old engine end there. From
+    /// the first period at a rate other than the recorder's, the recorder gets nothing more (finish
+    /// it then: a file cannot change rate). An engine offered before the last one was taken over
+    /// replaces it (released here, never installed). Any thread; `reclaimEngine()` says when it took over.
+    public func offerEngine(_ newEngine: Engine) {
+        offeredEngine.exchange(Unmanaged.passRetained(newEngine), ordering: .acquiringAndReleasing)?.release()
+    }
+
+    /// Frees the engine the audio thread replaced, if it has replaced one since the last call, and
+    /// says from which session frame and at what rate the new one renders. Call from one thread
+    /// only (not the audio thread: the old engine's memory is freed here).
+    public func reclaimEngine() -> (frame: Int64, sampleRate: Double)? {
+        guard let old = retiredEngine.load(ordering: .acquiring) else { return nil }
+        let frame = swapFrame.load(ordering: .relaxed)
+        let rate = Double(bitPattern: swapRate.load(ordering: .relaxed))
+        retiredEngine.store(nil, ordering: .releasing)
+        old.release()
+        return (frame, rate)
     }
 
     /// Frees the shape data the audio thread has handed back (called by `offerShape` too).
