@@ -143,7 +143,7 @@ let package = Package(
         // Against a real jackd (dummy driver) started by the tests.
         .testTarget(name: "ToneShaperJACKLiveTests", dependencies: ["ToneShaperJACKLive", "ToneShaperJACK", "CJACK", "ToneShaperLive",
                                                                    "ToneShaperCore", "ToneShaperMIDI", "ToneShaperAudioFile",
-                                                                   "AllocationCounter", "EngineFixtures"]),
+                                                                   "AllocationCounter", "EngineFixtures", "TestSupport"]),
         // End-to-end: runs the built `toneshaper` program and reads back what it wrote.
         .testTarget(name: "toneshaperTests", dependencies: ["toneshaper", "ToneShaperAudioFile", "ToneShaperMIDI", "TestSupport"]),
     ]

@@ -18,6 +18,12 @@ import ToneShaperMIDI
 /// Unlike the ALSA path, a MIDI event is applied in the very cycle it arrives in, at its frame
 /// within the cycle: no MIDI thread, no added period. The callback allocates nothing, takes no
 /// lock and logs nothing (`JACKAllocationTests`).
+///
+/// A change of the graph's sample rate is followed (with `rebuild`): the sample-rate callback
+/// builds the instrument again at the new rate and the process callback takes it over at its next
+/// cycle (`JACKRateChangeTests`). The notes sounding then are cut; `--record` is finalised there;
+/// `--record-midi`'s frames are converted to the starting rate. A `.performance`'s events keep
+/// their frames, so after a change it plays at the new rate's tempo.
 public final class JACKPlayer {
     /// Where the notes come from.
     public enum Source {
@@ -33,8 +39,12 @@ public final class JACKPlayer {
         case started(jackFrame: UInt32)
         /// The server went away (or dropped the client), with its reason: the sound has ended.
         case serverGone(reason: String)
-        /// The graph's rate changed; the engine keeps the rate it was built for (pitch shifts).
+        /// The graph's rate changed and no `rebuild` was given: the engine keeps its rate (pitch shifts).
         case sampleRateChanged(from: Int, to: Int)
+        /// The graph's rate changed and the instrument followed: an engine built at `to` renders
+        /// from session frame `atFrame` (notes that sounded then were cut). `recording` says how the
+        /// --record file was finalised at the change (or why it could not be); nil without one.
+        case sampleRateFollowed(from: Int, to: Int, atFrame: Int64, recording: String?)
     }
 
     public let client: JACKClient
@@ -52,13 +62,23 @@ public final class JACKPlayer {
     private var announcedStart = false
     private var announcedGone = false
     private var announcedRate = 0
+    /// The engine's rate now, as the control thread last learned it.
+    private var followedRate: Int
+    /// Each engine swap: the session frame it rendered from and its rate (for --record-midi's frames).
+    private var rateChanges: [(frame: Int64, rate: Double)] = []
+    private var recordingFinalised = false
 
     /// Registers the ports on `client` (not yet active) and prepares the session.
     /// - Parameters:
     ///   - engine: built for `client.sampleRate`; used only by the process callback once started.
-    ///   - recorder: opened at `client.sampleRate`, stereo; finished by `stop()`.
+    ///   - recorder: opened at `client.sampleRate`, stereo; finished by `stop()`, or by `poll()` when
+    ///     the graph's rate changes (a file cannot change rate; what follows is not recorded).
+    ///   - rebuild: the same instrument built at another rate (same shapes, map, tuning, MPE zones,
+    ///     gain, voices, threads), called by the sample-rate callback so the graph's new rate is
+    ///     followed; nil leaves the engine at its rate and only reports the change.
     public init(client: JACKClient, engine: Engine, source: Source, recorder: AudioRecorder? = nil,
-                recordMIDI: Bool = false, channelFilter: UInt8? = nil, ignoresProgramChanges: Bool = false) throws {
+                recordMIDI: Bool = false, channelFilter: UInt8? = nil, ignoresProgramChanges: Bool = false,
+                rebuild: ((Int) -> Engine)? = nil) throws {
         precondition(Int(engine.sampleRate) == client.sampleRate, "build the engine for the graph's rate")
         self.client = client
         switch source {
@@ -75,7 +95,8 @@ public final class JACKPlayer {
         rightPort = try client.registerAudioOutput("out_right")
         processor = JACKProcessor(client: client, session: rig.session, input: midiPort == nil ? nil : rig.input,
                                   midiPort: midiPort, left: leftPort, right: rightPort, bufferFrames: client.bufferSize,
-                                  engineRate: Int(engine.sampleRate))
+                                  engineRate: Int(engine.sampleRate), rebuild: rebuild)
+        followedRate = Int(engine.sampleRate)
     }
 
     deinit {
@@ -154,7 +175,13 @@ public final class JACKPlayer {
     public var bufferFrames: Int { processor.currentBufferFrames }
 
     /// What has been applied so far (with `recordMIDI`), as `poll()` collected it.
-    public var playedSoFar: [TimedMIDIMessage] { rig.playedSoFar }
+    /// Frames at the rate play started at, as in the summary.
+    public var playedSoFar: [TimedMIDIMessage] {
+        let played = rig.playedSoFar
+        guard !rateChanges.isEmpty else { return played }
+        let start = Double(processor.engineRate)
+        return played.map { TimedMIDIMessage(frame: Self.framesAtStartingRate($0.frame, startRate: start, changes: rateChanges), message: $0.message) }
+    }
 
     /// Collects what the process callback applied and says what changed. Call every few milliseconds.
     @discardableResult
@@ -165,8 +192,9 @@ public final class JACKPlayer {
             announcedStart = true
             notices.append(.started(jackFrame: frame))
         }
+        if let notice = followRate() { notices.append(notice) }
         let rate = processor.graphRate
-        if rate != 0 && rate != processor.engineRate && rate != announcedRate {
+        if processor.rebuild == nil && rate != 0 && rate != processor.engineRate && rate != announcedRate {
             announcedRate = rate
             notices.append(.sampleRateChanged(from: processor.engineRate, to: rate))
         }
@@ -177,19 +205,63 @@ public final class JACKPlayer {
         return notices
     }
 
+    /// After the process callback took over an engine at a new rate: the old one freed, the
+    /// change noted for --record-midi, and the recording finalised if the rate is not its own.
+    private func followRate() -> Notice? {
+        guard let swap = session.reclaimEngine() else { return nil }
+        let from = followedRate
+        followedRate = Int(swap.sampleRate)
+        rateChanges.append((swap.frame, swap.sampleRate))
+        var recording: String?
+        if !recordingFinalised, followedRate != processor.engineRate, let recorder = session.recorder {
+            recordingFinalised = true
+            do {
+                let report = try recorder.finish()
+                recording = "\(report.path) finalised at \(processor.engineRate) Hz with \(report.framesWritten) frames (a file cannot change rate); "
+                    + "what follows is not recorded"
+            } catch {
+                recording = "\(error)"
+            }
+        }
+        return .sampleRateFollowed(from: from, to: followedRate, atFrame: swap.frame, recording: recording)
+    }
+
+    /// Session frames (each rendered at the rate of the engine then playing) as frames at
+    /// `startRate`: what --record-midi, written at the rate play started at, needs so every event
+    /// keeps its time across a rate change (rounded to the nearest frame at `startRate`).
+    static func framesAtStartingRate(_ frame: Int64, startRate: Double, changes: [(frame: Int64, rate: Double)]) -> Int64 {
+        var mapped = 0.0
+        var segmentStart: Int64 = 0
+        var segmentRate = startRate
+        for change in changes where change.frame <= frame {
+            mapped += Double(change.frame - segmentStart) * startRate / segmentRate
+            segmentStart = change.frame
+            segmentRate = change.rate
+        }
+        return Int64((mapped + Double(frame - segmentStart) * startRate / segmentRate).rounded())
+    }
+
     /// Stops in dependency order — feeder, client (no more cycles), recorder (file finalised) —
     /// and reports. Safe to call more than once: later calls return the same summary.
     public func stop() -> LiveSummary {
         if let summary { return summary }
         rig.stopFeeding()
         client.close()
+        _ = followRate()  // a swap the control thread had not seen yet
         var backend = LiveRig.BackendReport()
         backend.xruns = processor.xrunCount
         if processor.isServerGone {
             let reason = processor.shutdownReason
             backend.audioFailure = JACKError("the JACK server '\(client.serverName)' went away\(reason.isEmpty ? "" : " (\(reason))")")
         }
-        let result = rig.finish(backend)
+        var result = rig.finish(backend)
+        if !rateChanges.isEmpty {
+            let start = Double(processor.engineRate)
+            for i in result.playedMIDI.indices {
+                result.playedMIDI[i].frame = Self.framesAtStartingRate(result.playedMIDI[i].frame, startRate: start, changes: rateChanges)
+            }
+            result.framesRendered = Self.framesAtStartingRate(result.framesRendered, startRate: start, changes: rateChanges)
+        }
         summary = result
         started = false
         return result

@@ -1,10 +1,15 @@
 import Synchronization
+import ToneShaperCore
 import ToneShaperJACK
 import ToneShaperLive
 import ToneShaperMIDI
 
 /// What JACK's callbacks do: the process callback (real-time thread) and the notifications
 /// (buffer size, sample rate, xrun, shutdown). The control thread only reads its atomics.
+///
+/// A new graph rate is followed: the sample-rate callback (not real-time) builds an engine at that
+/// rate with `rebuild` and offers it to the session, which the process callback takes over at the
+/// start of its next cycle by swapping a pointer; the old engine is freed by the control thread.
 ///
 /// Real-time rules for `process`: no allocation, no lock, no logging, no I/O. The interleaved
 /// scratch the session renders into is allocated before activation and grown only in the
@@ -23,6 +28,10 @@ final class JACKProcessor: @unchecked Sendable {
     let left: JACKPort
     let right: JACKPort
     let engineRate: Int
+    /// Builds the instrument again at a graph's new rate (nil: the rate is only reported).
+    let rebuild: ((Int) -> Engine)?
+    /// The rate of the engine last built or started with (sample-rate callback only).
+    private var followedRate: Int
 
     private let scratch: Atomic<UnsafeMutablePointer<Float>>
     private let capacity: Atomic<Int>
@@ -42,7 +51,7 @@ final class JACKProcessor: @unchecked Sendable {
     private var wasConnected = false
 
     init(client: JACKClient, session: LiveSession, input: LiveInput?, midiPort: JACKPort?, left: JACKPort, right: JACKPort,
-         bufferFrames: Int, engineRate: Int) {
+         bufferFrames: Int, engineRate: Int, rebuild: ((Int) -> Engine)? = nil) {
         self.client = client
         self.session = session
         self.input = input
@@ -50,6 +59,8 @@ final class JACKProcessor: @unchecked Sendable {
         self.left = left
         self.right = right
         self.engineRate = engineRate
+        self.rebuild = rebuild
+        followedRate = engineRate
         let frames = max(16, bufferFrames)
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 2 * frames)
         buffer.initialize(repeating: 0, count: 2 * frames)
@@ -130,8 +141,15 @@ final class JACKProcessor: @unchecked Sendable {
         return 0
     }
 
+    /// The graph's rate is now `newRate` (JACK also calls this once when the callback is set):
+    /// an engine is built for it and offered to the process callback. Not real-time: JACK calls it
+    /// from its notification thread, where building may take its time; the tests call it directly.
     func sampleRateChanged(_ newRate: UInt32) -> Int32 {
-        rate.store(Int(newRate), ordering: .relaxed)
+        let hertz = Int(newRate)
+        rate.store(hertz, ordering: .relaxed)
+        guard let rebuild, hertz > 0, hertz != followedRate else { return 0 }
+        followedRate = hertz
+        session.offerEngine(rebuild(hertz))
         return 0
     }
 

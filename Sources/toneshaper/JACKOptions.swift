@@ -3,7 +3,7 @@ import ArgumentParser
 /// `play --jack`: ToneShaper as a JACK client (also under PipeWire: `pw-jack toneshaper play --jack`).
 /// With it, --connect names JACK MIDI ports (or regular expressions over their names).
 struct JACKOptions: ParsableArguments {
-    @Flag(name: .long, help: "Play as a JACK client (JACK or PipeWire's JACK: pw-jack toneshaper play --jack): a MIDI input port and two audio outputs, at the graph's rate and buffer size. --connect then takes JACK MIDI port names or regular expressions.")
+    @Flag(name: .long, help: "Play as a JACK client (JACK or PipeWire's JACK: pw-jack toneshaper play --jack): a MIDI input port and two audio outputs, at the graph's rate and buffer size, both followed when they change (at a new rate --record is finalised). --connect then takes JACK MIDI port names or regular expressions.")
     var jack = false
 
     @Option(name: .customLong("jack-name"), help: "With --jack: the JACK client name (default: ToneShaper).")

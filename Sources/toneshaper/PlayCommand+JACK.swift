@@ -26,6 +26,12 @@ extension PlayCommand {
         // The helper renders inside JACK's cycle: it gets the priority of JACK's process thread.
         if client.realtimePriority > 0 { config.helperPriority = client.realtimePriority }
         let engine = Engine(library: setup.library, configuration: config, controllerMap: setup.controllerMap)
+        // The same instrument at the graph's new rate, should it change (JACK's sample-rate callback).
+        let rebuild: (Int) -> Engine = { [config] newRate in
+            var again = config
+            again.sampleRate = Double(newRate)
+            return Engine(library: setup.library, configuration: again, controllerMap: setup.controllerMap)
+        }
         let recorder = try record.map { try AudioRecorder(path: $0, format: fileFormat!, sampleRate: rate, channels: 2) }
 
         let source: JACKPlayer.Source
@@ -40,7 +46,7 @@ extension PlayCommand {
         }
         let player = try JACKPlayer(client: client, engine: engine, source: source, recorder: recorder,
                                     recordMIDI: recordMIDI != nil, channelFilter: live.channelFilter,
-                                    ignoresProgramChanges: setup.ignoresProgramChanges)
+                                    ignoresProgramChanges: setup.ignoresProgramChanges, rebuild: rebuild)
         let signals = StopSignals()
         defer { signals.restore() }
         try player.start()
@@ -63,6 +69,9 @@ extension PlayCommand {
                 case .sampleRateChanged(let from, let to):
                     Console.error("toneshaper: the JACK graph now runs at \(to) Hz; ToneShaper was started at \(from) Hz and plays "
                                   + "\(String(format: "%.2f", 12 * log2(Double(to) / Double(from)))) semitones off until restarted")
+                case .sampleRateFollowed(let from, let to, _, let recording):
+                    Console.error("toneshaper: the JACK graph now runs at \(to) Hz (was \(from) Hz); ToneShaper follows it, "
+                                  + "the notes sounding at the change cut" + (recording.map { "; --record \($0)" } ?? ""))
                 case .serverGone:
                     break  // said once, by finish(), as the exit's reason
                 }
