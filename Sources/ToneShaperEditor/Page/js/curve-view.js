@@ -2,9 +2,11 @@
  * The curve view: v(t) drawn over [0, duration] × [minFrequency, maxFrequency], the curve as
  * played at fidelity N on top of it, and the two ways of drawing from the article.
  *
- * - Points mode (the article's plot view): a press on empty space places a point and keeps it
- *   under the pointer until release; a press on a point picks it up to drag it (between its
- *   neighbours, so the points stay in time order); right-click deletes a point.
+ * - Points mode (the article's plot view): a click on empty space places a point; a drag on
+ *   empty space draws a box that selects the points inside (Shift: adds to the selection); a
+ *   click on a point selects it, Shift-click adds or removes it; a press on a selected point
+ *   drags the whole selection (never past an unselected neighbour, so the points stay in time
+ *   order); right-click deletes a point.
  * - Draw mode (the article's draw view): a drag sketches a curve; on release the sketch is
  *   reduced by Ramer–Douglas–Peucker (simplify.js) with a tolerance in CSS pixels, and the
  *   result replaces the points whose times lie in the span the sketch covered.
@@ -18,7 +20,9 @@ import { Axis } from "./axis.js";
 import { beginChart, verticalGridLine, watchSize, MONO, SANS } from "./canvas.js";
 import { snapToSemitone, formatFrequency, describePitch, isBlackKey } from "./notes.js";
 import { simplify } from "./simplify.js";
-import { insertPoint, dragRange, replaceSpan, roundTime, roundFrequency, MIN_TIME_GAP } from "./shape-model.js";
+import { insertPoint, replaceSpan, roundTime, roundFrequency, MIN_TIME_GAP } from "./shape-model.js";
+import { moveGroup, normalizeIndices, deleteGroup } from "./selection.js";
+import { snapTime, drawTimeDivisions } from "./time-grid.js";
 
 const MARGIN = { left: 62, right: 58, top: 32, bottom: 28 };
 
@@ -36,7 +40,12 @@ export class CurveView {
     this.snap = false;
     this.log = true;
     this.tolerance = 4;
+    // The selection: sorted point indices; `selected` is the one clicked last (the one the typed
+    // fields show), −1 when nothing is selected.
+    this.selection = [];
     this.selected = -1;
+    // Time-grid divisions of the duration (0: off): drawn and snapped to (time-grid.js).
+    this.gridDivisions = 0;
     this.errorPoint = -1;
     this.errorAll = false;
     this.gesture = null;
@@ -68,7 +77,8 @@ export class CurveView {
       this.view.minFrequency = Math.min(lo, ...fs);
       this.view.maxFrequency = Math.max(hi, ...fs);
     }
-    if (this.selected >= shape.points.length) this.selected = -1;
+    const kept = normalizeIndices(this.selection, shape.points.length);
+    if (kept.length !== this.selection.length) this.setSelection(kept, kept.includes(this.selected) ? this.selected : kept[kept.length - 1]);
     this.requestDraw();
   }
 
@@ -77,6 +87,7 @@ export class CurveView {
   setSnap(on) { this.snap = on; }
   setLog(on) { this.log = on; this.requestDraw(); }
   setTolerance(px) { this.tolerance = px; }
+  setGrid(divisions) { this.gridDivisions = divisions; this.requestDraw(); }
 
   /** Marks the point a server error names (points[i].…), or the whole curve (i = "all"). */
   setError(index) {
@@ -85,10 +96,34 @@ export class CurveView {
     this.requestDraw();
   }
 
+  /** Selects one point alone (−1: nothing). */
   select(index) {
-    this.selected = index;
-    this.callbacks.onSelect?.(index);
+    this.setSelection(index >= 0 ? [index] : [], index);
+  }
+
+  /** Selects the points at `indices`; `primary` is the one the typed fields show. */
+  setSelection(indices, primary = indices[indices.length - 1]) {
+    this.selection = normalizeIndices(indices, this.shape ? this.shape.points.length : Infinity);
+    this.selected = this.selection.includes(primary) ? primary : (this.selection.length ? this.selection[this.selection.length - 1] : -1);
+    this.callbacks.onSelect?.(this.selected);
     this.requestDraw();
+  }
+
+  /** The shape's duration, or the view's while the typed one is not usable. */
+  duration() {
+    const d = this.shape?.duration;
+    return typeof d === "number" && d > 0 && Number.isFinite(d) ? d : this.view.duration;
+  }
+
+  /**
+   * The frequencies a moved point may take: the shape's range, widened to take in points left
+   * outside a narrowed range (they may be moved back in, not forced out of place).
+   */
+  frequencyBounds() {
+    const { minFrequency: lo, maxFrequency: hi, points } = this.shape;
+    const fs = points.map((p) => p[1]).filter((f) => Number.isFinite(f) && f > 0);
+    const ok = lo > 0 && hi >= lo;
+    return { lo: Math.min(ok ? lo : this.view.minFrequency, ...fs), hi: Math.max(ok ? hi : this.view.maxFrequency, ...fs) };
   }
 
   /** The plot rectangle (CSS px, relative to the canvas) and the axes: for tests and readouts. */
@@ -107,10 +142,18 @@ export class CurveView {
     return new Axis(plot, this.view.duration, this.view.minFrequency, this.view.maxFrequency, this.log);
   }
 
-  /** Deletes the selected point; refused when only two points are left. */
+  /** Deletes the selected points as one edit; refused when fewer than two would be left. */
   deleteSelected() {
-    if (this.selected < 0) return false;
-    return this.deletePoint(this.selected);
+    if (!this.selection.length) return false;
+    if (this.selection.length === 1) return this.deletePoint(this.selection[0]);
+    const next = deleteGroup(this.shape.points, this.selection);
+    if (!next) {
+      this.callbacks.onNotice?.("A shape keeps at least 2 points: leave two unselected, or move them instead.");
+      return false;
+    }
+    this.select(-1);
+    this.callbacks.onEdit(next, { commit: true });
+    return true;
   }
 
   deletePoint(index) {
@@ -120,7 +163,7 @@ export class CurveView {
       this.callbacks.onNotice?.("A shape keeps at least 2 points: move this one instead.");
       return false;
     }
-    const next = points.filter((_, i) => i !== index);
+    const next = points.filter((_, i) => i !== index).map((p) => p.slice());
     this.select(-1);
     this.callbacks.onEdit(next, { commit: true });
     return true;
@@ -149,7 +192,8 @@ export class CurveView {
   valueAt(axis, x, y) {
     let [t, f] = axis.valueAt(x, y);
     f = this.snap ? snapToSemitone(f, axis.minFrequency, axis.maxFrequency) : roundFrequency(f);
-    return [roundTime(t), f];
+    t = this.gridDivisions ? snapTime(t, this.duration(), this.gridDivisions) : roundTime(t);
+    return [t, f];
   }
 
   pointerDown(e) {
@@ -171,15 +215,72 @@ export class CurveView {
       this.requestDraw();
       return;
     }
-    let index = this.hitTest(x, y, e.pointerType);
+    const index = this.hitTest(x, y, e.pointerType);
     if (index < 0) {
-      const points = this.shape.points.map((p) => p.slice());
-      const [t, f] = this.valueAt(axis, x, y);
-      index = insertPoint(points, t, f);
-      this.callbacks.onEdit(points, { commit: false });
+      // Empty space: a click places a point, a drag draws a selection box (decided on move).
+      this.gesture = { kind: "press", id: e.pointerId, x0: x, y0: y, shift: e.shiftKey, base: this.selection.slice() };
+      return;
     }
-    this.gesture = { kind: "drag", id: e.pointerId, index };
+    if (e.shiftKey) {
+      const on = !this.selection.includes(index);
+      this.setSelection(on ? [...this.selection, index] : this.selection.filter((i) => i !== index), on ? index : this.selected);
+      if (!on) return;
+    } else if (!this.selection.includes(index)) {
+      this.select(index);
+    } else {
+      this.setSelection(this.selection, index);
+    }
+    this.gesture = { kind: "drag", id: e.pointerId, index, indices: this.selection.slice(),
+      start: this.shape.points.map((p) => p.slice()) };
+  }
+
+  /** Where a click on empty space places its point (one undo step), then selected alone. */
+  placePoint(x, y) {
+    const points = this.shape.points.map((p) => p.slice());
+    const [t, f] = this.valueAt(this.axis(), x, y);
+    const index = insertPoint(points, t, f);
+    this.callbacks.onEdit(points, { commit: true });
     this.select(index);
+  }
+
+  /** The points inside the box (canvas px), added to `base` when Shift was held. */
+  boxSelect(g) {
+    const axis = this.axis();
+    const [x0, x1] = [Math.min(g.x0, g.x1), Math.max(g.x0, g.x1)];
+    const [y0, y1] = [Math.min(g.y0, g.y1), Math.max(g.y0, g.y1)];
+    const inside = [];
+    this.shape.points.forEach(([t, f], i) => {
+      const px = axis.x(t), py = axis.y(f);
+      if (px >= x0 && px <= x1 && py >= y0 && py <= y1) inside.push(i);
+    });
+    this.setSelection(g.shift ? [...g.base, ...inside] : inside);
+  }
+
+  /**
+   * The selection dragged so the grabbed point follows the pointer (snapped as a placed point
+   * is); the others keep their distance in time and in pitch (log axis) or hertz (linear axis),
+   * and the whole group stops at a neighbour or at the edge of the range.
+   */
+  dragGroup(g, x, y) {
+    const axis = this.axis();
+    const start = g.start;
+    const [ta, fa] = start[g.index];
+    let [t, f] = this.valueAt(axis, x, y);
+    const { lo, hi } = this.frequencyBounds();
+    const fs = g.indices.map((i) => start[i][1]);
+    const fMin = Math.min(...fs), fMax = Math.max(...fs);
+    let frequencyOf;
+    if (axis.log) {
+      const ratio = Math.min(hi / fMax, Math.max(lo / fMin, f / fa));
+      const exact = ratio === f / fa;
+      frequencyOf = (q) => (q === fa && exact ? f
+        : this.snap && snapToSemitone(q) === q ? snapToSemitone(q * ratio, lo, hi) : roundFrequency(q * ratio));
+    } else {
+      const shift = Math.min(hi - fMax, Math.max(lo - fMin, f - fa));
+      const exact = shift === f - fa;
+      frequencyOf = (q) => (q === fa && exact ? f : roundFrequency(q + shift));
+    }
+    return moveGroup(start, g.indices, t - ta, frequencyOf, { duration: this.duration(), lo, hi });
   }
 
   pointerMove(e) {
@@ -200,11 +301,16 @@ export class CurveView {
       this.requestDraw();
       return;
     }
-    const points = this.shape.points.map((p) => p.slice());
-    const [lo, hi] = dragRange(points, g.index, axis.duration);
-    let [t, f] = this.valueAt(axis, x, y);
-    t = Math.min(hi, Math.max(lo, t));
-    points[g.index] = [t, f];
+    if (g.kind === "press" || g.kind === "box") {
+      if (g.kind === "press" && Math.hypot(x - g.x0, y - g.y0) < 4) return;
+      g.kind = "box";
+      g.x1 = x;
+      g.y1 = y;
+      this.hover = { x, y, over: -1 };
+      this.boxSelect(g);
+      return;
+    }
+    const points = this.dragGroup(g, x, y);
     g.moved = true;
     this.hover = { x, y, over: g.index };
     this.canvas.style.cursor = "grabbing";
@@ -218,6 +324,10 @@ export class CurveView {
     if (this.canvas.hasPointerCapture(e.pointerId)) this.canvas.releasePointerCapture(e.pointerId);
     if (g.kind === "sketch") {
       this.finishSketch(g.samples);
+    } else if (g.kind === "press") {
+      if (!g.shift) this.placePoint(g.x0, g.y0);
+    } else if (g.kind === "box") {
+      this.boxSelect(g);
     } else {
       this.callbacks.onEdit(this.shape.points.map((p) => p.slice()), { commit: true });
     }
@@ -267,6 +377,7 @@ export class CurveView {
 
     this.drawFrequencyGrid(ctx, axis, c);
     this.drawTimeGrid(ctx, axis, c);
+    drawTimeDivisions(ctx, axis, this.duration(), this.gridDivisions);
 
     ctx.save();
     ctx.beginPath();
@@ -276,6 +387,7 @@ export class CurveView {
     this.drawPoints(ctx, axis, c);
     this.drawPlayed(ctx, axis, c);
     this.drawSketch(ctx, c);
+    this.drawBox(ctx);
     ctx.restore();
 
     ctx.strokeStyle = this.errorAll ? c.error : c.gridStrong;
@@ -395,6 +507,7 @@ export class CurveView {
     traceHertzLinear(ctx, axis, points);
     ctx.stroke();
     ctx.shadowBlur = 0;
+    const chosen = new Set(this.selection);
     points.forEach(([t, f], i) => {
       const x = axis.x(t), y = axis.y(f);
       const hovered = this.hover && this.hover.over === i;
@@ -405,11 +518,11 @@ export class CurveView {
       ctx.lineWidth = 1.5;
       ctx.strokeStyle = "#101318";
       ctx.stroke();
-      if (i === this.selected || i === this.errorPoint) {
+      if (chosen.has(i) || i === this.errorPoint) {
         ctx.beginPath();
         ctx.arc(x, y, 8.5, 0, Math.PI * 2);
         ctx.strokeStyle = i === this.errorPoint ? c.error : "#ffffff";
-        ctx.lineWidth = 1.5;
+        ctx.lineWidth = i === this.selected ? 2 : 1.25;
         ctx.stroke();
       }
     });
@@ -427,6 +540,22 @@ export class CurveView {
     ctx.beginPath();
     g.samples.forEach(({ x, y }, i) => (i === 0 ? ctx.moveTo(x, y) : ctx.lineTo(x, y)));
     ctx.stroke();
+    ctx.restore();
+  }
+
+  /** The selection box being dragged. */
+  drawBox(ctx) {
+    const g = this.gesture;
+    if (!g || g.kind !== "box") return;
+    const x = Math.min(g.x0, g.x1), y = Math.min(g.y0, g.y1);
+    const w = Math.abs(g.x1 - g.x0), h = Math.abs(g.y1 - g.y0);
+    ctx.save();
+    ctx.fillStyle = "rgba(120, 170, 255, 0.12)";
+    ctx.fillRect(x, y, w, h);
+    ctx.strokeStyle = "rgba(150, 190, 255, 0.85)";
+    ctx.setLineDash([4, 3]);
+    ctx.lineWidth = 1;
+    ctx.strokeRect(x + 0.5, y + 0.5, w, h);
     ctx.restore();
   }
 
@@ -472,12 +601,16 @@ export class CurveView {
       const sounding = curveAt(this.shape.points, t);
       text = `${t.toFixed(3)} s · ${formatFrequency(shown)} · ${describePitch(shown)}` +
         (sounding ? ` · curve ${formatFrequency(sounding)}` : "");
+    } else if (this.selection.length > 1) {
+      const ts = this.selection.map((i) => this.shape.points[i][0]);
+      text = `${this.selection.length} points selected: ${Math.min(...ts).toFixed(3)}–${Math.max(...ts).toFixed(3)} s` +
+        " · drag one to move them · arrows nudge · Ctrl+C/X/V · Delete";
     } else if (this.selected >= 0 && this.shape.points[this.selected]) {
       const [t, f] = this.shape.points[this.selected];
       text = `point ${this.selected + 1}: ${Number(t).toFixed(3)} s · ${formatFrequency(f)} · ${describePitch(f)}`;
     } else {
       text = this.mode === "points"
-        ? "click to place a point · drag to move · right-click or Delete to remove"
+        ? "click to place a point · drag a point to move it · drag on empty space to select · right-click or Delete to remove"
         : "drag to sketch a curve: it replaces the points in the span you draw";
     }
     ctx.save();

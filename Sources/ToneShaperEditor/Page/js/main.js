@@ -21,6 +21,9 @@ import { LiveAudio } from "./live-audio.js";
 import { noteName } from "./notes.js";
 import { SpectrumView } from "./spectrum-view.js";
 import { WaveformView } from "./waveform-view.js";
+import { PointClipboard } from "./clipboard.js";
+import { PointEditor } from "./point-editor.js";
+import { PointFields } from "./point-fields.js";
 import { cloneShape, firstInvalidField, newShape, normalizeShape, scaleTimes, setField } from "./shape-model.js";
 
 const $ = (selector) => document.querySelector(selector);
@@ -57,10 +60,27 @@ const history = new History(state.shape);
 
 const curveView = new CurveView($("[data-testid='curve-canvas']"), {
   onEdit: (points, { commit }) => edit((shape) => { shape.points = points; }, { commit }),
-  onSelect: () => updateButtons(),
+  onSelect: () => { showPointFields(); updateButtons(); },
   onNotice: (text) => status(text),
   onReadout: (text) => { $("[data-testid='curve-readout']").textContent = text; },
 });
+// Editing the selection: keys and clipboard (point-editor.js), the typed point (point-fields.js).
+const pointEditor = new PointEditor({
+  view: curveView,
+  clipboard: new PointClipboard(),
+  edit: (points, { commit }) => edit((shape) => { shape.points = points; }, { commit }),
+  commit: () => edit(() => {}, { commit: true }),
+  notice: (text) => status(text),
+  // The playhead's time while a note plays, when the view offers one (a paste lands there).
+  playheadTime: () => (typeof curveView.playheadTime === "function" ? curveView.playheadTime() : null),
+});
+const pointFields = new PointFields($("[data-testid='point-bar']"), {
+  edit: (points) => edit((shape) => { shape.points = points; }, { commit: true }),
+});
+function showPointFields() {
+  pointFields.update(state.shape, curveView.selected, curveView.selection.length);
+}
+
 const waveformView = new WaveformView($("[data-testid='waveform-canvas']"));
 const spectrumView = new SpectrumView($("[data-testid='spectrum-canvas']"));
 
@@ -158,6 +178,7 @@ function edit(change, { commit = false } = {}) {
 function shapeChanged() {
   state.revision++;
   curveView.setShape(state.shape);
+  showPointFields();
   analyser.request(state.shape, state.note, state.revision);
   if (live.playing) live.sendShape(state.shape);
 }
@@ -277,7 +298,8 @@ function updateButtons() {
   const pending = JSON.stringify(state.shape) !== JSON.stringify(history.committed);
   $("[data-testid='btn-undo']").disabled = !(history.canUndo || pending);
   $("[data-testid='btn-redo']").disabled = !history.canRedo || pending;
-  $("[data-testid='btn-delete-point']").disabled = curveView.selected < 0 || state.shape.points.length <= 2;
+  $("[data-testid='btn-delete-point']").disabled = !curveView.selection.length ||
+    state.shape.points.length - curveView.selection.length < 2;
   const save = $("[data-testid='btn-save']");
   const invalid = isInvalid();
   save.classList.toggle("blocked", invalid);
@@ -518,6 +540,9 @@ function wire() {
   const log = $("[data-testid='log-scale']");
   log.addEventListener("change", () => curveView.setLog(log.checked));
   curveView.setLog(log.checked);
+  const grid = $("[data-testid='time-grid']");
+  grid.addEventListener("change", () => curveView.setGrid(Number(grid.value)));
+  curveView.setGrid(Number(grid.value));
   const tolerance = $("[data-testid='rdp-tolerance']");
   const showTolerance = () => {
     curveView.setTolerance(Number(tolerance.value));
@@ -556,8 +581,14 @@ function wire() {
       }
     } else if (e.key === "Escape" && !isTextTarget(e.target)) {
       curveView.select(-1);
+    } else if (!isTextTarget(e.target) && pointEditor.keyDown(e)) {
+      e.preventDefault();
     }
   });
+  // A held arrow key's nudges are one undo step, closed when it is released (or the page loses
+  // the keyboard before that).
+  document.addEventListener("keyup", (e) => pointEditor.keyUp(e));
+  window.addEventListener("blur", () => pointEditor.endNudge());
 }
 
 /** Test hooks (see Tests/Browser/README.md): read-only views of the editor's state. */
@@ -581,6 +612,8 @@ function exposeForTests() {
     get errors() { return { ...state.errors }; },
     get note() { return state.note; },
     get selected() { return curveView.selected; },
+    /** The selected points' indices, in time order. */
+    get selection() { return curveView.selection.slice(); },
     get lastSave() { return state.lastSave; },
     get modified() { return isModified(); },
     get lastExport() { return state.lastExport; },
