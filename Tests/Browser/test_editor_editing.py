@@ -360,3 +360,4 @@ def test_time_grid_is_drawn_and_points_snap_to_it(page):
     t = editor.shape["points"][1][0]
     assert t != 0.25 and close(t, 0.2, 0.004), editor.shape["points"]
     assert saved_points(editor, "gridded")[2][0] == 0.625
+

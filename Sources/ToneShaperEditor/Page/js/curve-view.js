@@ -23,6 +23,9 @@ import { simplify } from "./simplify.js";
 import { insertPoint, replaceSpan, roundTime, roundFrequency, MIN_TIME_GAP } from "./shape-model.js";
 import { moveGroup, normalizeIndices, deleteGroup } from "./selection.js";
 import { snapTime, drawTimeDivisions } from "./time-grid.js";
+import { curveAt, kindOf, traceSegments } from "./segments.js";
+
+export { curveAt };
 
 const MARGIN = { left: 62, right: 58, top: 32, bottom: 28 };
 
@@ -504,7 +507,7 @@ export class CurveView {
     ctx.shadowColor = "rgba(245,165,36,0.35)";
     ctx.shadowBlur = 8;
     ctx.beginPath();
-    traceHertzLinear(ctx, axis, points);
+    traceSegments(ctx, axis, points);
     ctx.stroke();
     ctx.shadowBlur = 0;
     const chosen = new Set(this.selection);
@@ -607,7 +610,9 @@ export class CurveView {
         " · drag one to move them · arrows nudge · Ctrl+C/X/V · Delete";
     } else if (this.selected >= 0 && this.shape.points[this.selected]) {
       const [t, f] = this.shape.points[this.selected];
-      text = `point ${this.selected + 1}: ${Number(t).toFixed(3)} s · ${formatFrequency(f)} · ${describePitch(f)}`;
+      const kind = kindOf(this.shape.points[this.selected]);
+      text = `point ${this.selected + 1}: ${Number(t).toFixed(3)} s · ${formatFrequency(f)} · ${describePitch(f)}` +
+        (kind === "linear" ? "" : ` · ${kind} segment from here`);
     } else {
       text = this.mode === "points"
         ? "click to place a point · drag a point to move it · drag on empty space to select · right-click or Delete to remove"
@@ -625,26 +630,9 @@ export class CurveView {
 }
 
 /**
- * The curve's frequency at time t as the engine plays it: linear in hertz between neighbouring
- * points (held before the first and after the last), or null when there is none.
- */
-export function curveAt(points, t) {
-  if (!Array.isArray(points) || !points.length || !Number.isFinite(t)) return null;
-  if (t <= points[0][0]) return points[0][1];
-  for (let i = 1; i < points.length; i++) {
-    const [t1, f1] = points[i];
-    if (t <= t1) {
-      const [t0, f0] = points[i - 1];
-      return t1 > t0 ? f0 + ((f1 - f0) * (t - t0)) / (t1 - t0) : f1;
-    }
-  }
-  return points[points.length - 1][1];
-}
-
-/**
- * Traces points joined as they sound: each segment glides linearly in hertz, which on a log axis
- * is a curve, so it is sampled every 2 px in x (a straight line there would be an octave off the
- * sound in the middle of a 4-octave glide). On a linear axis one line per segment is exact.
+ * Traces the played curve (the server's samples of v(t) at fidelity N, between which the
+ * integrator interpolates linearly in hertz): on a log axis each piece is sampled every 2 px in x,
+ * on a linear axis one line per piece is exact.
  */
 function traceHertzLinear(ctx, axis, points) {
   points.forEach(([t, f], i) => {

@@ -76,6 +76,7 @@ const pointEditor = new PointEditor({
 });
 const pointFields = new PointFields($("[data-testid='point-bar']"), {
   edit: (points) => edit((shape) => { shape.points = points; }, { commit: true }),
+  setKind: (kind) => pointEditor.setKind(kind),
 });
 function showPointFields() {
   pointFields.update(state.shape, curveView.selected, curveView.selection.length);

@@ -9,6 +9,8 @@
  *   playhead while one plays, else just after the selection, else at the pointer; it replaces
  *   the points in the span it covers and is selected afterwards, so pressing again repeats it.
  * - Ctrl/Cmd-A selects every point.
+ * - K: the segments beginning at the selected points take the next kind (linear → exponential →
+ *   hold → linear), one undo step; the kind's menu beside the typed point does the same.
  *
  * Every change goes through `edit(points, {commit})`, the same path as the pointer's edits.
  */
@@ -16,6 +18,7 @@
 import { copyGroup, deleteGroup, moveGroup, pasteGroup, transposeFrequency } from "./selection.js";
 import { gridStep, snapTime } from "./time-grid.js";
 import { roundTime } from "./shape-model.js";
+import { kindOf, nextKind, withKind } from "./segments.js";
 
 /** The gap left between the selection and a paste after it, in seconds (a step, not a slide). */
 const PASTE_GAP = 0.001;
@@ -63,6 +66,10 @@ export class PointEditor {
       return false;
     }
     if (mod || e.altKey) return false;
+    if (key === "k" && !e.shiftKey && this.selection.length) {
+      this.setKind(nextKind(kindOf(this.shape.points[this.view.selected])));
+      return true;
+    }
     const arrows = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, 1], ArrowDown: [0, -1] };
     if (!(key in arrows) || !this.selection.length) return false;
     const [time, pitch] = arrows[key];
@@ -100,6 +107,19 @@ export class PointEditor {
     }
     this.edit(next, { commit: false });
     this.view.setSelection(indices, this.view.selected);
+  }
+
+  /** The segments beginning at the selected points take `kind` (one undo step). */
+  setKind(kind) {
+    const indices = this.selection.slice();
+    if (!indices.length) return;
+    const chosen = new Set(indices);
+    const next = this.shape.points.map((p, i) => (chosen.has(i) ? withKind(p, kind) : p.slice()));
+    this.edit(next, { commit: true });
+    this.view.setSelection(indices, this.view.selected);
+    const last = indices.length === 1 && indices[0] === next.length - 1;
+    this.notice(`Segment${indices.length === 1 ? "" : "s"} from the selected point${indices.length === 1 ? "" : "s"}: ${kind}` +
+      (last ? " (the last point begins no segment: it applies once a point follows)." : "."));
   }
 
   copy() {

@@ -4,11 +4,13 @@
  * "Bb2+30"). What is typed is checked as it is typed — a value that is not a number or a note,
  * out of the shape's range, or not strictly between the neighbouring points' times — and the
  * reason is shown under the box at once; Enter or leaving the box puts the point exactly there
- * (one undo step). A point keeps its segment kind.
+ * (one undo step). A point keeps its segment kind; the kind's menu beside them sets the kind of
+ * the segments beginning at the selected points (segments.js).
  */
 
 import { A4_FREQUENCY, A4_MIDI, describePitch } from "./notes.js";
 import { withTimeAndFrequency } from "./selection.js";
+import { kindOf } from "./segments.js";
 
 const LETTERS = { c: 0, d: 2, e: 4, f: 5, g: 7, a: 9, b: 11 };
 const NUMBER = String.raw`[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?`;
@@ -72,7 +74,8 @@ export function checkFrequency(f, minFrequency, maxFrequency) {
 export class PointFields {
   /**
    * @param {HTMLElement} root the element holding the boxes (data-testid point-time, point-frequency)
-   * @param {{edit: (points: Array) => void}} callbacks  `edit` commits a new point list
+   * @param {{edit: (points: Array) => void, setKind: (kind: string) => void}} callbacks  `edit`
+   *   commits a new point list, `setKind` gives the selected points' segments a kind
    */
   constructor(root, callbacks) {
     this.root = root;
@@ -87,6 +90,8 @@ export class PointFields {
       time: { input: q("point-time"), error: q("error-point-time"), parse: parseTime },
       frequency: { input: q("point-frequency"), error: q("error-point-frequency"), parse: parseFrequency },
     };
+    this.kind = q("point-kind");
+    this.kind.addEventListener("change", () => this.callbacks.setKind(this.kind.value));
     for (const [name, box] of Object.entries(this.boxes)) {
       box.input.addEventListener("input", () => { box.dirty = true; this.check(name); });
       box.input.addEventListener("change", () => this.apply(name));
@@ -121,6 +126,8 @@ export class PointFields {
       this.setError(name, null);
     }
     this.pitch.textContent = p ? describePitch(p[1]) : "";
+    this.kind.disabled = !p;
+    this.kind.value = p ? kindOf(p) : "linear";
     this.label.textContent = !p ? "No point selected"
       : `Point ${this.index + 1} of ${this.shape.points.length}` + (this.selectedCount > 1 ? ` (${this.selectedCount} selected)` : "");
   }

@@ -7,6 +7,8 @@
  * points (the article plays the curve from the first point to the last).
  */
 
+import { KINDS } from "./segments.js";
+
 /** Smallest gap kept between two neighbouring point times, in seconds. */
 export const MIN_TIME_GAP = 1e-6;
 
@@ -73,7 +75,11 @@ export function firstInvalidField(shape, waves, limits = {}) {
         shape.maxFrequency <= maxFrequency)) return bad("maxFrequency");
   if (!Array.isArray(shape.points) || shape.points.length < 2 || shape.points.length > maxPoints) return bad("points");
   for (let i = 0; i < shape.points.length; i++) {
-    const [t, f] = shape.points[i];
+    const point = shape.points[i];
+    if (!Array.isArray(point) || point.length < 2 || point.length > 3) return bad(`points[${i}]`);
+    // [t, f, kind]: the kind of the segment that begins at the point (segments.js).
+    if (point.length === 3 && !KINDS.includes(point[2])) return bad(`points[${i}][2]`);
+    const [t, f] = point;
     if (!(isNumber(t) && t >= 0 && t <= shape.duration + 1e-9)) return bad(`points[${i}].time`);
     if (i > 0 && !(t > shape.points[i - 1][0])) return bad(`points[${i}].time`);
     if (!(isNumber(f) && f > 0 && f >= shape.minFrequency && f <= shape.maxFrequency)) return bad(`points[${i}].frequency`);
@@ -103,18 +109,20 @@ export function pointAtTime(points, time) {
 
 /**
  * Adds a point, kept in time order. A point already at that time is moved to the new frequency
- * instead (two points may not share a time).
+ * instead (two points may not share a time); either keeps its segment's kind.
  * @returns {number} the index of the added (or moved) point
  */
 export function insertPoint(points, time, frequency) {
   const same = pointAtTime(points, time);
   if (same >= 0) {
-    points[same] = [points[same][0], frequency];
+    points[same] = [points[same][0], frequency, ...points[same].slice(2)];
     return same;
   }
   let i = 0;
   while (i < points.length && points[i][0] < time) i++;
-  points.splice(i, 0, [time, frequency]);
+  // A point splitting a segment begins a segment of the same kind, so both halves sound alike.
+  const kind = i > 0 && i < points.length ? points[i - 1].slice(2) : [];
+  points.splice(i, 0, [time, frequency, ...kind]);
   return i;
 }
 
