@@ -212,7 +212,6 @@ export class CurveView {
     e.preventDefault();
     this.canvas.focus({ preventScroll: true });
     this.canvas.setPointerCapture(e.pointerId);
-    const axis = this.axis();
     if (this.mode === "draw") {
       this.gesture = { kind: "sketch", id: e.pointerId, samples: [{ x, y }] };
       this.requestDraw();
@@ -296,7 +295,6 @@ export class CurveView {
       this.requestDraw();
       return;
     }
-    const axis = this.axis();
     if (g.kind === "sketch") {
       const events = typeof e.getCoalescedEvents === "function" ? e.getCoalescedEvents() : [];
       for (const c of events.length ? events : [e]) g.samples.push(this.local(c));
@@ -328,7 +326,8 @@ export class CurveView {
     if (g.kind === "sketch") {
       this.finishSketch(g.samples);
     } else if (g.kind === "press") {
-      if (!g.shift) this.placePoint(g.x0, g.y0);
+      // A click (not a cancelled touch) on empty space places a point; Shift-click places none.
+      if (!g.shift && e.type === "pointerup") this.placePoint(g.x0, g.y0);
     } else if (g.kind === "box") {
       this.boxSelect(g);
     } else {

@@ -71,8 +71,13 @@ const pointEditor = new PointEditor({
   edit: (points, { commit }) => edit((shape) => { shape.points = points; }, { commit }),
   commit: () => edit(() => {}, { commit: true }),
   notice: (text) => status(text),
-  // The playhead's time while a note plays, when the view offers one (a paste lands there).
-  playheadTime: () => (typeof curveView.playheadTime === "function" ? curveView.playheadTime() : null),
+  // While a note plays, the time of its playhead (the view's overlay, when it draws playheads;
+  // the page's own note first): a paste lands there.
+  playheadTime: () => {
+    const heads = curveView.overlay?.positions?.(curveView.duration()) || [];
+    const head = heads.find((h) => h.source === "page") || heads[0];
+    return head && Number.isFinite(head.time) ? head.time : null;
+  },
 });
 const pointFields = new PointFields($("[data-testid='point-bar']"), {
   edit: (points) => edit((shape) => { shape.points = points; }, { commit: true }),
