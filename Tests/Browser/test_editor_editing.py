@@ -361,3 +361,127 @@ def test_time_grid_is_drawn_and_points_snap_to_it(page):
     assert t != 0.25 and close(t, 0.2, 0.004), editor.shape["points"]
     assert saved_points(editor, "gridded")[2][0] == 0.625
 
+
+# ---- segment kinds ------------------------------------------------------------------------------
+
+
+def hover(editor, t, f):
+    """Rests the pointer over (t, f) and returns the readout's text."""
+    dx, dy = editor.offset(*editor.to_pixel(t, f))
+    editor.actions().move_to_element_with_offset(editor.canvas(), dx, dy).perform()
+    return editor.element("curve-readout").get_attribute("textContent")
+
+
+def readout_curve(text):
+    """The readout's 'curve F Hz' value (the curve's sounding frequency under the pointer)."""
+    import re
+    match = re.search(r"curve ([0-9.]+) (k?Hz)", text)
+    assert match, f"no curve value in the readout {text!r}"
+    return float(match.group(1)) * (1000 if match.group(2) == "kHz" else 1)
+
+
+def drawn_y(editor, t):
+    """The drawn curve's row (CSS px) in the column of time t: the middle of its pixels there."""
+    from test_editor_defects import drawn_rows
+    rows = drawn_rows(editor, t)
+    assert rows, f"no drawn curve at t={t}"
+    return (min(rows) + max(rows)) / 2
+
+
+def played_at(played, t):
+    """The played curve's frequency at t: a hold's step is a pair of samples at one time, the
+    later one counting from that time on."""
+    for (t0, f0), (t1, f1) in zip(played, played[1:]):
+        if t0 <= t < t1:
+            return f0 + (f1 - f0) * (t - t0) / (t1 - t0)
+    return played[-1][1]
+
+
+def set_log_axis(editor, on):
+    editor.set_checkbox("log-scale", on)
+    editor.wait(lambda: editor.mapping()["log"] == on, 5, "the axis to change")
+
+
+@pytest.mark.parametrize("page", [[(0, 110), (1, 880)]], indirect=True)
+def test_segment_kinds_are_drawn_as_they_sound_and_switched_from_the_page(page):
+    """A 110→880 Hz one-second glide: linear passes 495 Hz at 0.5 s, exponential 311 Hz (constant
+    semitones per second), hold stays at 110 Hz until the next point. The drawn curve (on both
+    axes), the readout and the server's played curve say the same; K and the menu switch kinds."""
+    editor = page
+    expected = {"linear": 495.0, "exponential": 110 * 8 ** 0.5, "hold": 110.0}
+
+    def check(kind):
+        editor.settle()
+        want = expected[kind]
+        # The server's played curve (fidelity N samples of the curve as the engine builds it).
+        # Its samples are joined linearly in hertz, as the integrator joins them.
+        played = editor.state("played")
+        at_half = played_at(played, 0.5)
+        assert abs(at_half - want) / want < 0.01, f"{kind}: played {at_half:.1f} Hz at 0.5 s (want {want:.1f} Hz): {played[:8]}…"
+        assert abs(readout_curve(hover(editor, 0.5, 1500)) - want) / want < 0.002, f"{kind}: readout"
+        for log in (True, False):
+            set_log_axis(editor, log)
+            _, y = editor.to_pixel(0.5, want)
+            assert abs(drawn_y(editor, 0.5) - y) <= 2.5, f"{kind}, log axis {log}: drawn curve off the sound"
+        set_log_axis(editor, True)
+
+    check("linear")
+    click_point(editor, (0, 110))
+    editor.blur()
+    before = undo_steps(editor)
+    key(editor, "k")
+    editor.settle()
+    assert editor.shape["points"] == [[0, 110, "exponential"], [1, 880]]
+    assert undo_steps(editor) == before + 1, "a kind switch is one undo step"
+    assert editor.element("point-kind").get_attribute("value") == "exponential"
+    check("exponential")
+
+    # A point placed inside an exponential segment begins an exponential segment too: the sound
+    # of the glide does not change.
+    editor.click_at(0.25, 1500)
+    editor.settle()
+    points = editor.shape["points"]
+    assert len(points) == 3 and points[1][2:] == ["exponential"], points
+    key(editor, "z", Keys.CONTROL)
+    editor.settle()
+
+    # The menu beside the typed point: hold.
+    click_point(editor, (0, 110))
+    editor.element("point-kind").find_element("css selector", "option[value='hold']").click()
+    editor.settle()
+    assert editor.shape["points"] == [[0, 110, "hold"], [1, 880]]
+    check("hold")
+    assert saved_points(editor, "held") == [[0, 110, "hold"], [1, 880]]
+
+    # K cycles on: hold → linear, written without a kind.
+    click_point(editor, (0, 110))
+    editor.blur()
+    key(editor, "k")
+    editor.settle()
+    assert editor.shape["points"] == [[0, 110], [1, 880]]
+    check("linear")
+
+
+def test_the_page_and_the_server_accept_the_same_points(page):
+    """Points with kinds: the page's own check (js/shape-model.js) and the server agree."""
+    editor = page
+    base = editor.shape
+    cases = {"exponential": [[0, 440, "exponential"], [1, 440]], "hold": [[0, 440, "hold"], [1, 440]],
+             "explicit linear": [[0, 440, "linear"], [1, 440]], "last has a kind": [[0, 440], [1, 440, "hold"]],
+             "unknown kind": [[0, 440, "expo"], [1, 440]], "kind a number": [[0, 440, 3], [1, 440]],
+             "kind null": [[0, 440, None], [1, 440]], "four elements": [[0, 440, "hold", 1], [1, 440]],
+             "one element": [[0], [1, 440]], "frequency text": [[0, "440"], [1, 440]]}
+    verdicts = {}
+    for label, points in cases.items():
+        shape = dict(base, points=points)
+        page_ok = editor.driver.execute_async_script("""
+            const [shape, done] = [arguments[0], arguments[arguments.length - 1]];
+            import("/page/js/shape-model.js").then((m) => {
+              const info = window.toneshaperEditor.info;
+              done(m.firstInvalidField(shape, info.waves, info.limits) === null);
+            });""", shape)
+        status, body, _ = editor.server.api("POST", "/api/analyse", shape)
+        verdicts[label] = (page_ok, status == 200, body.get("error") if isinstance(body, dict) else None)
+    differ = {k: v for k, v in verdicts.items() if v[0] != v[1]}
+    assert not differ, f"page and server disagree (page ok, server ok, server's line): {differ}"
+    assert [label for label, v in verdicts.items() if v[1]] == ["exponential", "hold", "explicit linear", "last has a kind"]

@@ -489,7 +489,10 @@ export class CurveView {
     traceHertzLinear(ctx, axis, played);
     ctx.stroke();
     ctx.setLineDash([]);
-    if (played.length <= 400) {
+    // Its samples as dots while they stand apart (a fidelity N you can see); packed closer, as an
+    // exponential glide's pieces are, they would bury the drawn curve under a band of dots.
+    const spacing = Math.abs(axis.x(played[played.length - 1][0]) - axis.x(played[0][0])) / (played.length - 1);
+    if (played.length <= 400 && spacing >= 6) {
       ctx.fillStyle = c.played;
       for (const [t, f] of played) ctx.fillRect(axis.x(t) - 1.5, axis.y(f) - 1.5, 3, 3);
     }
