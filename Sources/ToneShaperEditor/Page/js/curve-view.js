@@ -608,8 +608,7 @@ export class CurveView {
         (sounding ? ` · curve ${formatFrequency(sounding)}` : "");
     } else if (this.selection.length > 1) {
       const ts = this.selection.map((i) => this.shape.points[i][0]);
-      text = `${this.selection.length} points selected: ${Math.min(...ts).toFixed(3)}–${Math.max(...ts).toFixed(3)} s` +
-        " · drag one to move them · arrows nudge · Ctrl+C/X/V · Delete";
+      text = `${this.selection.length} points selected: ${Math.min(...ts).toFixed(3)}–${Math.max(...ts).toFixed(3)} s`;
     } else if (this.selected >= 0 && this.shape.points[this.selected]) {
       const [t, f] = this.shape.points[this.selected];
       const kind = kindOf(this.shape.points[this.selected]);

@@ -129,7 +129,8 @@ export class PointFields {
     this.kind.disabled = !p;
     this.kind.value = p ? kindOf(p) : "linear";
     this.label.textContent = !p ? "No point selected"
-      : `Point ${this.index + 1} of ${this.shape.points.length}` + (this.selectedCount > 1 ? ` (${this.selectedCount} selected)` : "");
+      : `Point ${this.index + 1}/${this.shape.points.length}` + (this.selectedCount > 1 ? ` · ${this.selectedCount} selected` : "");
+    this.label.title = this.label.textContent;
   }
 
   setError(name, message) {
