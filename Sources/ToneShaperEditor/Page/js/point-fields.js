@@ -14,6 +14,8 @@ import { kindOf } from "./segments.js";
 
 const LETTERS = { c: 0, d: 2, e: 4, f: 5, g: 7, a: 9, b: 11 };
 const NUMBER = String.raw`[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?`;
+/** Longer text is no time or frequency anyone types, and is not handed to the patterns. */
+const MAX_TYPED = 64;
 
 /**
  * Reads a frequency as typed: hertz, kilohertz or a note with optional cents.
@@ -22,6 +24,7 @@ const NUMBER = String.raw`[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?`;
 export function parseFrequency(text) {
   const s = String(text).trim().replace(/−/g, "-");
   if (!s) return { error: "is empty: type hertz (440) or a note (A4, A4 +12)" };
+  if (s.length > MAX_TYPED) return { error: `is ${s.length} characters long: type hertz (440) or a note (A4, A4 +12)` };
   const hertz = new RegExp(`^(${NUMBER})\\s*(hz|khz)?$`, "i").exec(s);
   if (hertz) {
     const value = Number(hertz[1]) * (hertz[2] && hertz[2].toLowerCase() === "khz" ? 1000 : 1);
@@ -45,6 +48,7 @@ export function parseFrequency(text) {
 export function parseTime(text) {
   const s = String(text).trim().replace(/−/g, "-");
   if (!s) return { error: "is empty: type a time in seconds" };
+  if (s.length > MAX_TYPED) return { error: `is ${s.length} characters long: type a time in seconds` };
   const match = new RegExp(`^(${NUMBER})\\s*(s|ms)?$`, "i").exec(s);
   const value = match ? Number(match[1]) / (match[2] && match[2].toLowerCase() === "ms" ? 1000 : 1) : NaN;
   if (!Number.isFinite(value)) return { error: `'${text}': not a time; type seconds (0.25) or milliseconds (250 ms)` };
