@@ -616,7 +616,7 @@ export class CurveView {
         (kind === "linear" ? "" : ` · ${kind} segment from here`);
     } else {
       text = this.mode === "points"
-        ? "click to place a point · drag a point to move it · drag on empty space to select · right-click or Delete to remove"
+        ? "click: add a point · drag: move, or box-select · right-click: delete"
         : "drag to sketch a curve: it replaces the points in the span you draw";
     }
     ctx.save();
