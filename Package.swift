@@ -44,6 +44,7 @@ let package = Package(
         .library(name: "ToneShaperCore", targets: ["ToneShaperCore"]),
         .library(name: "ToneShaperMIDI", targets: ["ToneShaperMIDI"]),
         .library(name: "ToneShaperPlot", targets: ["ToneShaperPlot"]),
+        .library(name: "ToneShaperInstrument", targets: ["ToneShaperInstrument"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -144,6 +145,11 @@ let package = Package(
         .testTarget(name: "ToneShaperJACKLiveTests", dependencies: ["ToneShaperJACKLive", "ToneShaperJACK", "CJACK", "ToneShaperLive",
                                                                    "ToneShaperCore", "ToneShaperMIDI", "ToneShaperAudioFile",
                                                                    "AllocationCounter", "EngineFixtures", "TestSupport"]),
+        // The plugins' front door: the engine as a host sees it (blocks, events at frames, a
+        // parameter table, shapes by index). Core and MIDI only: no ALSA, no files at process time.
+        .target(name: "ToneShaperInstrument", dependencies: ["ToneShaperCore", "ToneShaperMIDI"]),
+        .testTarget(name: "ToneShaperInstrumentTests", dependencies: ["ToneShaperInstrument", "ToneShaperCore", "ToneShaperMIDI",
+                                                                      "AllocationCounter", "EngineFixtures"]),
         // End-to-end: runs the built `toneshaper` program and reads back what it wrote.
         .testTarget(name: "toneshaperTests", dependencies: ["toneshaper", "ToneShaperAudioFile", "ToneShaperMIDI", "TestSupport"]),
     ]

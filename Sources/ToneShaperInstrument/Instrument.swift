@@ -1,0 +1,143 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ToneShaperCore
+import ToneShaperMIDI
+
+/// Something a host hands the instrument inside a block, at a frame of it.
+public struct InstrumentEvent: Sendable, BitwiseCopyable {
+    public enum Kind: Sendable, BitwiseCopyable {
+        /// A MIDI channel message as its bytes (status, data 1, data 2; 0 where the message has
+        /// fewer). System messages and malformed bytes are ignored.
+        case midi(UInt8, UInt8, UInt8)
+        /// A control of `InstrumentParameter.table` (by id) set to a value in its unit, on every channel.
+        case parameter(id: Int, value: Double)
+        /// A listed shape (library index) chosen on every channel, as a program change chooses it.
+        case shape(Int)
+    }
+    /// Frame within the block (0 = its first); events must come in frame order.
+    public var frame: Int
+    public var kind: Kind
+    public init(frame: Int, _ kind: Kind) { self.frame = frame; self.kind = kind }
+}
+
+/// The instrument as a plugin host sees it: N frames at a time into two channel buffers, with
+/// the block's events at their frames, the controls of a table, shapes by index.
+///
+/// It is the same `Engine` `toneshaper render` drives, on the same control-rate grid, so a
+/// performance played through `process` in blocks of any size is the offline render sample for
+/// sample. `process` allocates nothing, takes no lock and touches no file: everything it needs
+/// is made in `init`.
+public final class Instrument {
+    public let engine: Engine
+    public let library: PresetLibrary
+    /// The master gain a render with `toneshaper render`'s default `--gain` uses (−6 dB): the
+    /// plugin plays at it, so its output equals that render.
+    public static let gainDecibels = ShapeExport.defaultGainDecibels
+    public static var masterGain: Double { pow(10, gainDecibels / 20) }
+    /// Frames rendered in one engine call (a longer `process` is split): the scratch's size.
+    let chunkFrames: Int
+    let interleaved: UnsafeMutablePointer<Float>
+    let engineEvents: UnsafeMutablePointer<EngineEvent>
+    static let eventCapacity = 512
+    /// Per listed shape, the program change that selects it (−1: none does).
+    let shapePrograms: UnsafeMutablePointer<Int>
+    let parameters: UnsafeMutablePointer<Parameter>
+    let parameterRanges: UnsafeMutablePointer<ClosedRange<Double>>
+    public let shapeCount: Int
+    let parameterCount: Int
+
+    /// An instrument on `library`'s shapes (every channel starts on the first, as `render` does
+    /// without --preset or --presets), one render thread, `voices` voices.
+    public init(library: PresetLibrary, sampleRate: Double, voices: Int = 32, tuning: Tuning = .equal,
+                chunkFrames: Int = 1024) {
+        var config = EngineConfiguration(sampleRate: sampleRate, voices: voices)
+        config.masterGain = Self.masterGain
+        config.tuning = tuning
+        config.threads = 1
+        self.library = library
+        engine = Engine(library: library, configuration: config)
+        self.chunkFrames = max(8, chunkFrames)
+        interleaved = .allocate(capacity: 2 * self.chunkFrames)
+        interleaved.initialize(repeating: 0, count: 2 * self.chunkFrames)
+        engineEvents = .allocate(capacity: Self.eventCapacity)
+        shapeCount = library.listedCount
+        shapePrograms = .allocate(capacity: max(1, shapeCount))
+        for i in 0..<shapeCount {
+            let program = library.shapes[i].program
+            shapePrograms[i] = (0...127).contains(program) && library.index(program: program) == i ? program : -1
+        }
+        let table = InstrumentParameter.table
+        parameterCount = table.count
+        parameters = .allocate(capacity: table.count)
+        parameterRanges = .allocate(capacity: table.count)
+        for row in table {
+            (parameters + row.id).initialize(to: row.parameter)
+            (parameterRanges + row.id).initialize(to: row.range)
+        }
+    }
+
+    deinit {
+        interleaved.deallocate(); engineEvents.deallocate(); shapePrograms.deallocate()
+        parameters.deallocate(); parameterRanges.deallocate()
+    }
+
+    /// The listed shapes' names, by index: what a host's shape menu shows.
+    public var shapeNames: [String] { library.shapes[..<shapeCount].map(\.name) }
+
+    /// Renders `frames` frames into `left` and `right`, applying each event at its frame (an
+    /// event past the block applies after its last frame).
+    public func process(frames: Int, events: UnsafeBufferPointer<InstrumentEvent>,
+                        left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
+        var done = 0
+        var e = 0
+        while done < frames || e < events.count {
+            let end = min(frames, done + chunkFrames)
+            var count = 0
+            var stop = end
+            while e < events.count {
+                let at = min(max(events[e].frame, done), frames)
+                if at >= end && end < frames { break }
+                let needed: Int
+                switch events[e].kind { case .midi: needed = 1; default: needed = 16 }
+                if count + needed > Self.eventCapacity { stop = at; break }
+                count += translate(events[e].kind, offset: at - done, into: engineEvents + count)
+                e += 1
+            }
+            engine.render(frames: stop - done, events: UnsafeBufferPointer(start: engineEvents, count: count),
+                          into: interleaved)
+            for i in 0..<(stop - done) {
+                left[done + i] = interleaved[2 * i]
+                right[done + i] = interleaved[2 * i + 1]
+            }
+            done = stop
+            if done >= frames && e >= events.count { break }
+        }
+    }
+
+    /// Writes the engine events for one instrument event; returns how many.
+    private func translate(_ kind: InstrumentEvent.Kind, offset: Int, into out: UnsafeMutablePointer<EngineEvent>) -> Int {
+        switch kind {
+        case .midi(let status, let data1, let data2):
+            let short = status & 0xF0 == 0xC0 || status & 0xF0 == 0xD0
+            guard let message = MIDIMessage(status: status, data1: data1, data2: short ? 0 : data2) else { return 0 }
+            out.initialize(to: EngineEvent(offset: offset, message))
+            return 1
+        case .parameter(let id, let value):
+            guard id >= 0 && id < parameterCount, !value.isNaN else { return 0 }
+            let range = parameterRanges[id]
+            let held = min(max(value, range.lowerBound), range.upperBound)
+            for channel in 0..<16 {
+                (out + channel).initialize(to: EngineEvent(offset: offset, .parameter(channel: UInt8(channel), parameters[id], held)))
+            }
+            return 16
+        case .shape(let index):
+            guard index >= 0 && index < shapeCount, shapePrograms[index] >= 0 else { return 0 }
+            for channel in 0..<16 {
+                (out + channel).initialize(to: EngineEvent(offset: offset, .programChange(channel: UInt8(channel),
+                                                                                          program: UInt8(shapePrograms[index]))))
+            }
+            return 16
+        }
+    }
+}
