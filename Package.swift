@@ -45,6 +45,8 @@ let package = Package(
         .library(name: "ToneShaperMIDI", targets: ["ToneShaperMIDI"]),
         .library(name: "ToneShaperPlot", targets: ["ToneShaperPlot"]),
         .library(name: "ToneShaperInstrument", targets: ["ToneShaperInstrument"]),
+        // The LV2 plugin's shared object (toneshaper.lv2/toneshaper.so; Tests/Plugins/run.sh builds the bundle).
+        .library(name: "toneshaper_lv2", type: .dynamic, targets: ["ToneShaperLV2"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -148,6 +150,14 @@ let package = Package(
         // The plugins' front door: the engine as a host sees it (blocks, events at frames, a
         // parameter table, shapes by index). Core and MIDI only: no ALSA, no files at process time.
         .target(name: "ToneShaperInstrument", dependencies: ["ToneShaperCore", "ToneShaperMIDI"]),
+        // The LV2 instrument. Its shared object exports only lv2_descriptor (so two plugins built
+        // with Swift cannot clash in one host), carries the Swift runtime in a release build (hosts
+        // have no toneshaper toolchain) and stays mapped after dlclose (-z nodelete: static
+        // Foundation's thread-exit hooks would otherwise point into unmapped code).
+        .target(name: "CLV2"),
+        .target(name: "ToneShaperLV2", dependencies: ["CLV2", "ToneShaperInstrument", "ToneShaperCore"],
+                linkerSettings: [.unsafeFlags(["-Xlinker", "--version-script=\(Context.packageDirectory)/packaging/lv2/exports.map",
+                                               "-Xlinker", "-z", "-Xlinker", "nodelete"])] + staticRuntime),
         .testTarget(name: "ToneShaperInstrumentTests", dependencies: ["ToneShaperInstrument", "ToneShaperCore", "ToneShaperMIDI",
                                                                       "AllocationCounter", "EngineFixtures"]),
         // End-to-end: runs the built `toneshaper` program and reads back what it wrote.

@@ -1,0 +1,1 @@
+#include "clv2.h"
