@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The LV2 plugin, for real, without a GUI: a release build of toneshaper.lv2 (Swift runtime inside,
+# Core for any x86-64), assembled as install.sh installs it, validated with lv2_validate, then
+# loaded by lv2host (a C host over lilv, built here with cc) that plays Examples/demo.mid through
+# it with every event at its frame. Its output must equal `toneshaper render` of the same file at
+# the same rate and gain (48 kHz, the default -6 dB) sample for sample, in host blocks of 32, 256
+# and 1024 frames and with 16 instances at once; a control moved at a frame changes the output
+# from that frame and not before.
+#
+# Usage: bash Tests/Plugins/run.sh   (after `swift build` or `swift test`: it renders the reference
+#   with that build's program; TONESHAPER_BIN=FILE uses another)
+# Installs lv2-dev liblilv-dev lilv-utils sordi when missing (apt-get; sudo unless root).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+checkout="$PWD"
+work="$(mktemp -d /tmp/toneshaper-plugins-test.XXXXXX)"
+trap 'rm -rf "$work"' EXIT
+failures=0
+check() {  # check "what should be true" COMMAND...: one line, ok or FAIL
+  local what="$1"; shift
+  if "$@" >"$work/last.log" 2>&1; then echo "ok   $what"; else echo "FAIL $what"; sed 's/^/     /' "$work/last.log"; failures=$((failures + 1)); fi
+}
+
+missing=()
+pkg-config --exists lv2 || missing+=(lv2-dev)
+pkg-config --exists lilv-0 || missing+=(liblilv-dev)
+command -v lv2ls >/dev/null || missing+=(lilv-utils)
+command -v sord_validate >/dev/null || missing+=(sordi)
+pkg-config --exists sndfile || missing+=(libsndfile1-dev)
+command -v cc >/dev/null || missing+=(gcc libc6-dev)
+/usr/bin/python3 -c 'import soundfile, numpy' 2>/dev/null || missing+=(python3-soundfile python3-numpy)
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  echo "plugins: installing ${missing[*]} (apt-get)" >&2
+  $SUDO apt-get update -qq </dev/null >/dev/null
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null >/dev/null
+fi
+
+# --- the bundle ------------------------------------------------------------------------------------
+# Its own build folder: a plugin's Core is built for any x86-64 (a host may run on an older CPU
+# than the one that built it), unlike the program's.
+TONESHAPER_CPU=baseline swift build -c release --build-path .build-plugins --product toneshaper_lv2
+so=.build-plugins/release/libtoneshaper_lv2.so
+bundles="$work/lv2"
+bash packaging/lv2/assemble.sh "$so" "$bundles/toneshaper.lv2"
+uri=urn:toneshaper:lv2:instrument
+
+check "lv2_validate finds no error in the bundle's description" \
+  bash -c "lv2_validate '$bundles'/toneshaper.lv2/*.ttl 2>&1 | tee /dev/stderr | grep -q '^Found 0 errors'"
+check "lv2ls lists the instrument from LV2_PATH" bash -c "LV2_PATH='$bundles' lv2ls | grep -qx '$uri'"
+check "the library exports one symbol, lv2_descriptor" \
+  bash -c "readelf --dyn-syms -W '$so' | awk '\$7 != \"UND\" && (\$5 == \"GLOBAL\" || \$5 == \"WEAK\") { print \$8 }' | tee /dev/stderr | diff - <(echo lv2_descriptor)"
+check "the library needs no Swift toolchain (no libswift*, no libFoundation* in ldd)" \
+  bash -c "! ldd '$so' | grep -E 'libswift|libFoundation|libdispatch'"
+
+# --- the host and the reference ------------------------------------------------------------------
+cc -O1 -Wall -Wextra -D_DEFAULT_SOURCE -o "$work/lv2host" Tests/Plugins/lv2host.c $(pkg-config --cflags --libs lilv-0 sndfile)
+bin="${TONESHAPER_BIN:-$checkout/.build/debug/toneshaper}"
+[ -x "$bin" ] || { swift build --product toneshaper; bin="$checkout/.build/debug/toneshaper"; }
+"$bin" render Examples/demo.mid -o "$work/render.wav" --format wav32f >/dev/null
+frames=$(/usr/bin/python3 -c "import soundfile, sys; print(soundfile.info(sys.argv[1]).frames)" "$work/render.wav")
+python3 Tests/Plugins/midi_events.py Examples/demo.mid 48000 >"$work/demo.events"
+host() { "$work/lv2host" "$bundles/toneshaper.lv2" "$uri" "$work/demo.events" "$frames" "$@"; }
+compare() { /usr/bin/python3 Tests/Plugins/compare.py "$@"; }
+
+for block in 32 256 1024; do
+  check "demo.mid in host blocks of $block frames equals toneshaper render sample for sample" \
+    bash -c "$(declare -f host compare); work='$work' bundles='$bundles' uri='$uri' frames='$frames' checkout='$checkout';
+             host $block '$work/block$block.wav' && compare '$work/block$block.wav' '$work/render.wav'"
+done
+check "16 instances at once each play it, equal to each other and to the render" \
+  bash -c "$(declare -f host compare); work='$work' bundles='$bundles' uri='$uri' frames='$frames';
+           host 256 '$work/sixteen.wav' -n 16 && compare '$work/sixteen.wav' '$work/render.wav'"
+check "the volume control moved at frame 96000 changes the output from frame 96000, not before" \
+  bash -c "$(declare -f host compare); work='$work' bundles='$bundles' uri='$uri' frames='$frames';
+           host 256 '$work/moved.wav' -s 96000 volume 0.1 && compare '$work/moved.wav' '$work/render.wav' --first-diff 96000"
+
+if [ "$failures" -gt 0 ]; then echo "plugins: $failures check(s) failed"; exit 1; fi
+echo "plugins: all checks passed"
