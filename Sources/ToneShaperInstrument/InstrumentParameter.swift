@@ -84,3 +84,17 @@ extension String {
     /// "echo-delay" → "echo_delay": LV2 symbols are C identifiers.
     func replacingHyphens() -> String { String(map { $0 == "-" ? "_" : $0 }) }
 }
+
+extension InstrumentParameter {
+    /// The README's list of the plugin's controls (a test holds README.md to it).
+    public static var markdownTable: String {
+        var lines = ["| Control | Port symbol | Unit | Range | Default | Knob |", "|---|---|---|---|---|---|"]
+        for row in table {
+            let unit = row.unit == .none ? "" : row.unit.rawValue
+            let knob = !row.choices.isEmpty ? row.choices.joined(separator: ", ")
+                : row.isLogarithmic ? "exponential" : row.isInteger ? "whole steps" : "linear"
+            lines.append("| \(row.name) | `\(row.symbol)` | \(unit) | \(LV2Turtle.decimal(row.range.lowerBound)) … \(LV2Turtle.decimal(row.range.upperBound)) | \(LV2Turtle.decimal(row.defaultValue)) | \(knob) |")
+        }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -31,3 +31,20 @@ struct LV2TurtleTests {
         for name in names { #expect(plugin.contains("rdfs:label \"\(name)\"")) }
     }
 }
+
+@Suite("README's list of the plugin's controls")
+struct ReadmeControlsTests {
+    @Test("is InstrumentParameter.markdownTable, the table the ports are made from")
+    func readmeTable() throws {
+        let url = LV2TurtleTests.folder.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("README.md")
+        var readme = try String(contentsOf: url, encoding: .utf8)
+        let begin = "<!-- plugin controls: generated from InstrumentParameter.table -->\n", end = "\n<!-- end of plugin controls -->"
+        if ProcessInfo.processInfo.environment["TONESHAPER_WRITE_LV2"] == "1",
+           let a = readme.range(of: begin), let b = readme.range(of: end, range: a.upperBound..<readme.endIndex) {
+            readme.replaceSubrange(a.upperBound..<b.lowerBound, with: InstrumentParameter.markdownTable)
+            try readme.write(to: url, atomically: true, encoding: .utf8)
+        }
+        #expect(readme.contains(begin + InstrumentParameter.markdownTable + end),
+                "README's plugin controls differ from the table: TONESHAPER_WRITE_LV2=1 swift test --filter ReadmeControls")
+    }
+}
