@@ -75,5 +75,19 @@ check "the volume control moved at frame 96000 changes the output from frame 960
   bash -c "$(declare -f host compare); work='$work' bundles='$bundles' uri='$uri' frames='$frames';
            host 256 '$work/moved.wav' -s 96000 volume 0.1 && compare '$work/moved.wav' '$work/render.wav' --first-diff 96000"
 
+# One note on channel 4 (no program change): what the shape menu picks is what it plays.
+/usr/bin/python3 -c 'import sys; track = bytes([0, 0x93, 60, 100, 0x83, 0x60, 0x83, 60, 0, 0, 0xFF, 0x2F, 0]);
+sys.stdout.buffer.write(b"MThd" + bytes([0, 0, 0, 6, 0, 0, 0, 1, 1, 0xE0]) + b"MTrk" + len(track).to_bytes(4, "big") + track)' >"$work/note.mid"
+"$bin" render "$work/note.mid" --preset glide-bass -o "$work/glide-bass.wav" --format wav32f >/dev/null
+check "the shape menu set to glide-bass (8) plays what render --preset glide-bass plays" \
+  bash -c "python3 Tests/Plugins/midi_events.py '$work/note.mid' 48000 >'$work/note.events' &&
+           '$work/lv2host' '$bundles/toneshaper.lv2' '$uri' '$work/note.events' \
+             \$(/usr/bin/python3 -c 'import soundfile, sys; print(soundfile.info(sys.argv[1]).frames)' '$work/glide-bass.wav') \
+             256 '$work/shape.wav' -s 0 shape 8 &&
+           compare() { /usr/bin/python3 Tests/Plugins/compare.py \"\$@\"; } && compare '$work/shape.wav' '$work/glide-bass.wav'"
+check "hosts list the shipped shapes as the plugin's presets (lv2info: one per Presets/*.json, glide-bass among them)" \
+  bash -c "LV2_PATH='$bundles' lv2info '$uri' | awk '/^\tPresets:/ { on = 1; next } on && NF == 0 { exit } on { print \$1 }' >'$work/presets.txt' &&
+           [ \$(wc -l <'$work/presets.txt') -eq $(ls Presets/*.json | wc -l) ] && grep -qx glide-bass '$work/presets.txt'"
+
 if [ "$failures" -gt 0 ]; then echo "plugins: $failures check(s) failed"; exit 1; fi
 echo "plugins: all checks passed"
