@@ -78,7 +78,7 @@ else
   bin="$(swift build -c release --show-bin-path)/toneshaper"
   # The plugin's Core is built for any x86-64 (a host may run on an older CPU than this one), in a
   # build folder of its own so the program keeps its own.
-  if [ -z "$lv2" ]; then
+  if [ -z "$lv2" ] && ! $deb; then
     TONESHAPER_CPU=baseline swift build -c release --build-path .build-plugins --product toneshaper_lv2
     lv2="$PWD/.build-plugins/release/libtoneshaper_lv2.so"
   fi

@@ -5,16 +5,18 @@
 # it with every event at its frame. Its output must equal `toneshaper render` of the same file at
 # the same rate and gain (48 kHz, the default -6 dB) sample for sample, in host blocks of 32, 256
 # and 1024 frames and with 16 instances at once; a control moved at a frame changes the output
-# from that frame and not before.
+# from that frame and not before. Then a smoke run in a real host: jalv on a dummy JACK server of
+# the test's own, MIDI from jack_midiseq, 2 s recorded with jack_rec must not be silent.
 #
 # Usage: bash Tests/Plugins/run.sh   (after `swift build` or `swift test`: it renders the reference
 #   with that build's program; TONESHAPER_BIN=FILE uses another)
-# Installs lv2-dev liblilv-dev lilv-utils sordi when missing (apt-get; sudo unless root).
+# Installs lv2-dev liblilv-dev lilv-utils sordi jalv jackd2 when missing (apt-get; sudo unless root).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 checkout="$PWD"
 work="$(mktemp -d /tmp/toneshaper-plugins-test.XXXXXX)"
-trap 'rm -rf "$work"' EXIT
+pids=()  # what this test started (jackd, jalv, the sequencer): ended by their ids, never by name
+trap 'for pid in ${pids[@]+"${pids[@]}"}; do kill "$pid" 2>/dev/null || true; done; rm -rf "$work"' EXIT
 failures=0
 check() {  # check "what should be true" COMMAND...: one line, ok or FAIL
   local what="$1"; shift
@@ -26,6 +28,8 @@ pkg-config --exists lv2 || missing+=(lv2-dev)
 pkg-config --exists lilv-0 || missing+=(liblilv-dev)
 command -v lv2ls >/dev/null || missing+=(lilv-utils)
 command -v sord_validate >/dev/null || missing+=(sordi)
+command -v jalv >/dev/null || missing+=(jalv)
+command -v jackd >/dev/null && command -v jack_midiseq >/dev/null && command -v jack_rec >/dev/null || missing+=(jackd2)
 pkg-config --exists sndfile || missing+=(libsndfile1-dev)
 command -v cc >/dev/null || missing+=(gcc libc6-dev)
 /usr/bin/python3 -c 'import soundfile, numpy' 2>/dev/null || missing+=(python3-soundfile python3-numpy)
@@ -88,6 +92,25 @@ check "the shape menu set to glide-bass (8) plays what render --preset glide-bas
 check "hosts list the shipped shapes as the plugin's presets (lv2info: one per Presets/*.json, glide-bass among them)" \
   bash -c "LV2_PATH='$bundles' lv2info '$uri' | awk '/^\tPresets:/ { on = 1; next } on && NF == 0 { exit } on { print \$1 }' >'$work/presets.txt' &&
            [ \$(wc -l <'$work/presets.txt') -eq $(ls Presets/*.json | wc -l) ] && grep -qx glide-bass '$work/presets.txt'"
+
+# --- in a real host: jalv on a dummy JACK server of this test's own, a looping MIDI sequence in ---
+export JACK_DEFAULT_SERVER="toneshaper-plugins-$$"
+jackd -n "$JACK_DEFAULT_SERVER" -d dummy -r 48000 -p 256 >"$work/jackd.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 50); do jack_lsp >/dev/null 2>&1 && break; sleep 0.1; done
+mkfifo "$work/jalv.in"
+exec 7<>"$work/jalv.in"  # jalv quits at the end of its input: keep it open
+LV2_PATH="$bundles" jalv -x -n toneshaper "$uri" <"$work/jalv.in" >"$work/jalv.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do jack_lsp 2>/dev/null | grep -qx toneshaper:out_r && break; sleep 0.1; done
+jack_midiseq seq 24000 0 60 12000 >/dev/null 2>&1 &   # key 60 held for 12000 of every 24000 frames
+pids+=($!)
+for _ in $(seq 50); do jack_lsp 2>/dev/null | grep -qx seq:out && break; sleep 0.1; done
+jack_connect seq:out toneshaper:midi_in >/dev/null 2>&1 || true
+jack_rec -f "$work/jalv.wav" -d 2 toneshaper:out_l toneshaper:out_r >"$work/rec.log" 2>&1 || true
+check "in jalv on a dummy JACK server, MIDI from jack_midiseq plays: 2 s recorded, not silent" \
+  /usr/bin/python3 -c "import soundfile, numpy, sys; a, _ = soundfile.read(sys.argv[1]); print('peak', abs(a).max()); sys.exit(0 if len(a) >= 48000 and abs(a).max() > 0.01 else 1)" "$work/jalv.wav"
+exec 7>&-
 
 if [ "$failures" -gt 0 ]; then echo "plugins: $failures check(s) failed"; exit 1; fi
 echo "plugins: all checks passed"
