@@ -66,6 +66,12 @@ public final class LiveSession: @unchecked Sendable {
     /// The rate the recorder was opened at: the engine's at init. A file cannot change rate.
     private let recordingRate: Double
 
+    /// Audio thread → editor: where each sounding note is in its pass, after every period (the
+    /// editor's playhead). Lock-free; `placeScratch` is where the audio thread gathers them.
+    public let playheads: PlayheadBoard
+    private let placeScratch: UnsafeMutablePointer<VoicePlace>
+    private var playheadsEmpty = true
+
     // Audio thread only.
     private var position: Int64 = 0
     private var pending: TimedEngineEvent?
@@ -99,10 +105,14 @@ public final class LiveSession: @unchecked Sendable {
         scratch.initialize(repeating: EngineEvent(offset: 0, .noteOff(channel: 0, note: 0, velocity: 0)), count: eventsPerPeriod)
         shapeSwaps = SPSCRing(capacity: 64)
         retiredShapes = SPSCRing(capacity: 64)
+        playheads = PlayheadBoard(capacity: engine.voiceCapacity)
+        placeScratch = .allocate(capacity: engine.voiceCapacity)
+        placeScratch.initialize(repeating: VoicePlace(voice: 0, channel: 0, note: 0, released: false, pass: 0), count: engine.voiceCapacity)
     }
 
     deinit {
         scratch.deallocate()
+        placeScratch.deallocate()
         while let swap = shapeSwaps.pop() { swap.data.deallocate() }
         reclaimShapes()
         offeredEngine.exchange(nil, ordering: .acquiring)?.release()
@@ -190,6 +200,7 @@ public final class LiveSession: @unchecked Sendable {
             (output + count * channels).update(repeating: 0, count: (frames - count) * channels)
         }
         position = start + Int64(frames)
+        publishPlayheads()
         clock.store(position, ordering: .releasing)
     }
 
@@ -206,6 +217,15 @@ public final class LiveSession: @unchecked Sendable {
         let old = Unmanaged.passRetained(engine)
         engine = next.takeRetainedValue()
         retiredEngine.store(old, ordering: .releasing)
+    }
+
+    /// Tells the editor where the sounding notes are (nothing to say twice while none sounds).
+    @inline(__always)
+    private func publishPlayheads() {
+        let n = engine.places(into: placeScratch, capacity: playheads.capacity)
+        guard n > 0 || !playheadsEmpty else { return }
+        playheads.publish(placeScratch, count: n, at: position)
+        playheadsEmpty = n == 0
     }
 
     /// Swaps in the shapes the editor sent, while there is room to hand back what they replace.
