@@ -260,6 +260,9 @@ public final class EditorServer: Sendable {
             group.addTask {
                 try await stream.run { bytes in try await outbound.write(.binary(ByteBuffer(bytes: bytes))) }
             }
+            group.addTask { [self] in
+                try await sendPlayheads(stream: stream) { text in try await outbound.write(.text(text)) }
+            }
             for try await message in inbound.messages(maxSize: 1 << 22) {
                 guard case .text(let text) = message else { continue }
                 if let reply = handle(text, stream: stream) {
@@ -268,6 +271,32 @@ public final class EditorServer: Sendable {
             }
             group.cancelAll()
         }
+    }
+
+    /// How often the page hears where the notes are: often enough for a playhead that glides.
+    static let playheadInterval = Duration.milliseconds(33)
+
+    /// About 30 times a second while notes sound, where each is in its pass (read from the audio
+    /// side's lock-free `PlayheadBoard`): the page's own note ("page") and, with `--connect`, the
+    /// keyboard's ("keyboard"); once more with none when the last one ends.
+    func sendPlayheads(stream: LiveStream, send: @Sendable (String) async throws -> Void) async throws {
+        var sounding = false
+        while !Task.isCancelled {
+            try await Task.sleep(for: Self.playheadInterval)
+            var voices = stream.session.playheads.read().places.map { Self.playhead($0, source: "page") }
+            if let keyboard = instrument.withLock({ $0 }) {
+                voices += keyboard.playheads.read().places.map { Self.playhead($0, source: "keyboard") }
+            }
+            guard !voices.isEmpty || sounding else { continue }
+            sounding = !voices.isEmpty
+            let data = try JSONSerialization.data(withJSONObject: ["type": "playhead", "voices": voices] as [String: Any])
+            try await send(String(decoding: data, as: UTF8.self))
+        }
+    }
+
+    static func playhead(_ place: VoicePlace, source: String) -> [String: Any] {
+        ["source": source, "voice": place.voice, "channel": place.channel, "note": Int(place.note),
+         "pass": place.pass, "released": place.released]
     }
 
     /// Applies one client message; returns the reply to send, if any.

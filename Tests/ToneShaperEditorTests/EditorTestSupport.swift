@@ -6,6 +6,7 @@ import TestSupport
 import ToneShaperCore
 import ToneShaperEditor
 import ToneShaperLibrary
+import ToneShaperLive
 
 /// An editor server running in this process on a free port, with its own user library. Its
 /// requests carry what the editor's own page sends: the secret and, on the socket, its Origin.
@@ -21,7 +22,8 @@ final class RunningEditor: @unchecked Sendable {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }
 
-    init(initialShape: String? = nil) async throws {
+    /// `instrument`: a live session attached as `edit --connect` attaches the ALSA one.
+    init(initialShape: String? = nil, instrument: LiveSession? = nil) async throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("toneshaper-editor-\(UUID().uuidString)")
         userLibrary = UserLibrary(directory: root.appendingPathComponent("presets").path)
         var config = EditorServer.Configuration()
@@ -30,6 +32,7 @@ final class RunningEditor: @unchecked Sendable {
         config.pageFolder = Self.repository.appendingPathComponent("Sources/ToneShaperEditor/Page").path
         config.initialShape = initialShape
         let server = try EditorServer(configuration: config)
+        if let instrument { server.attach(instrument: instrument) }
         secret = server.access.secret
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         task = Task(executorPreference: ServerThreads.shared) { try await server.run { continuation.yield($0) } }
