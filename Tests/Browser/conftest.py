@@ -309,26 +309,35 @@ class EditorPage:
         return self.js("(() => { const r = document.querySelector(\"[data-testid='curve-canvas']\")"
                        ".getBoundingClientRect(); return [r.width, r.height]; })()")
 
+    @staticmethod
+    def window(m):
+        """The part of the view on screen (js/viewport.js): start…end s, low…high Hz; all of it
+        when the page does not say (not zoomed)."""
+        return (m.get("start", 0.0), m.get("end", m["duration"]),
+                m.get("low", m["minFrequency"]), m.get("high", m["maxFrequency"]))
+
     def to_pixel(self, t, f, m=None):
         """(t s, f Hz) -> canvas-local CSS px, by the mapping documented in js/axis.js."""
         m = m or self.mapping()
         p = m["plot"]
-        x = p["left"] + p["width"] * t / m["duration"]
+        start, end, low, high = self.window(m)
+        x = p["left"] + p["width"] * (t - start) / (end - start)
         if m["log"]:
-            u = math.log(f / m["minFrequency"]) / math.log(m["maxFrequency"] / m["minFrequency"])
+            u = math.log(f / low) / math.log(high / low)
         else:
-            u = (f - m["minFrequency"]) / (m["maxFrequency"] - m["minFrequency"])
+            u = (f - low) / (high - low)
         return x, p["top"] + p["height"] * (1 - u)
 
     def to_value(self, x, y, m=None):
         m = m or self.mapping()
         p = m["plot"]
-        t = min(m["duration"], max(0.0, (x - p["left"]) / p["width"] * m["duration"]))
+        start, end, low, high = self.window(m)
+        t = min(m["duration"], max(0.0, start + (x - p["left"]) / p["width"] * (end - start)))
         u = 1 - (y - p["top"]) / p["height"]
         if m["log"]:
-            f = m["minFrequency"] * (m["maxFrequency"] / m["minFrequency"]) ** u
+            f = low * (high / low) ** u
         else:
-            f = m["minFrequency"] + u * (m["maxFrequency"] - m["minFrequency"])
+            f = low + u * (high - low)
         return t, min(m["maxFrequency"], max(m["minFrequency"], f))
 
     def offset(self, x, y):

@@ -1,11 +1,13 @@
 /**
- * The curve view's coordinate mapping: time ↔ x over [0, duration], frequency ↔ y over
- * [minFrequency, maxFrequency], linearly or logarithmically, plus the gridlines for both axes.
+ * The curve view's coordinate mapping: time ↔ x over the visible window [start, end] (all of
+ * [0, duration] unless zoomed), frequency ↔ y over [low, high] (all of [minFrequency,
+ * maxFrequency] unless zoomed), linearly or logarithmically, plus the gridlines for both axes.
  *
  * Kept apart from drawing so that clicks, drags, sketches and the tests all use one mapping:
- *   x = left + width · t / duration
- *   linear: y = top + height · (1 − (f − min) / (max − min))
- *   log:    y = top + height · (1 − log(f / min) / log(max / min))
+ *   x = left + width · (t − start) / (end − start)
+ *   linear: y = top + height · (1 − (f − low) / (high − low))
+ *   log:    y = top + height · (1 − log(f / low) / log(high / low))
+ * A value under the pointer is held inside the extent [0, duration] × [minFrequency, maxFrequency].
  */
 
 import { frequencyToMidi, midiToFrequency, noteName } from "./notes.js";
@@ -17,40 +19,45 @@ export class Axis {
    * @param {number} minFrequency Hz
    * @param {number} maxFrequency Hz
    * @param {boolean} log
+   * @param {{start:number, end:number, low:number, high:number}} [window] the part in view (zoom)
    */
-  constructor(plot, duration, minFrequency, maxFrequency, log) {
+  constructor(plot, duration, minFrequency, maxFrequency, log, window) {
     this.plot = plot;
     this.duration = duration;
     this.minFrequency = minFrequency;
     this.maxFrequency = maxFrequency;
     this.log = log;
+    this.start = window ? window.start : 0;
+    this.end = window ? window.end : duration;
+    this.low = window ? window.low : minFrequency;
+    this.high = window ? window.high : maxFrequency;
   }
 
   x(t) {
-    return this.plot.left + (this.plot.width * t) / this.duration;
+    return this.plot.left + (this.plot.width * (t - this.start)) / (this.end - this.start);
   }
 
   y(f) {
     return this.plot.top + this.plot.height * (1 - this.fraction(f));
   }
 
-  /** 0 at minFrequency, 1 at maxFrequency (may fall outside for frequencies out of range). */
+  /** 0 at the bottom of the window, 1 at its top (outside for frequencies out of view). */
   fraction(f) {
     if (this.log) {
       if (!(f > 0)) return -1;
-      return Math.log(f / this.minFrequency) / Math.log(this.maxFrequency / this.minFrequency);
+      return Math.log(f / this.low) / Math.log(this.high / this.low);
     }
-    return (f - this.minFrequency) / (this.maxFrequency - this.minFrequency);
+    return (f - this.low) / (this.high - this.low);
   }
 
   time(x) {
-    return ((x - this.plot.left) / this.plot.width) * this.duration;
+    return this.start + ((x - this.plot.left) / this.plot.width) * (this.end - this.start);
   }
 
   frequency(y) {
     const u = 1 - (y - this.plot.top) / this.plot.height;
-    if (this.log) return this.minFrequency * Math.pow(this.maxFrequency / this.minFrequency, u);
-    return this.minFrequency + u * (this.maxFrequency - this.minFrequency);
+    if (this.log) return this.low * Math.pow(this.high / this.low, u);
+    return this.low + u * (this.high - this.low);
   }
 
   /** The time and frequency under a pointer, held inside [0, duration] × [min, max]. */
@@ -62,9 +69,11 @@ export class Axis {
 
   /** Time gridlines: a 1-2-5 step giving roughly one line per 90 px. */
   timeTicks() {
-    const step = niceStep(this.duration / Math.max(1, this.plot.width / 90));
+    const span = this.end - this.start;
+    const step = niceStep(span / Math.max(1, this.plot.width / 90));
     const ticks = [];
-    for (let i = 0; i * step <= this.duration * (1 + 1e-9); i++) ticks.push(i * step);
+    const first = Math.ceil(this.start / step - 1e-9);
+    for (let i = first; i * step <= this.end + span * 1e-9; i++) ticks.push(i * step);
     return { step, ticks };
   }
 
@@ -75,8 +84,8 @@ export class Axis {
    * dropped; the remaining semitones are labelled only when every one of them fits.
    */
   noteTicks(minGap = 16) {
-    const lo = Math.ceil(frequencyToMidi(this.minFrequency) - 1e-9);
-    const hi = Math.floor(frequencyToMidi(this.maxFrequency) + 1e-9);
+    const lo = Math.ceil(frequencyToMidi(this.low) - 1e-9);
+    const hi = Math.floor(frequencyToMidi(this.high) + 1e-9);
     const notes = [];
     for (let m = Math.max(0, lo); m <= Math.min(135, hi); m++) {
       const f = midiToFrequency(m);
@@ -96,16 +105,18 @@ export class Axis {
   hertzTicks() {
     const ticks = [];
     if (this.log) {
-      for (let d = Math.floor(Math.log10(this.minFrequency)); d <= Math.ceil(Math.log10(this.maxFrequency)); d++) {
+      for (let d = Math.floor(Math.log10(this.low)); d <= Math.ceil(Math.log10(this.high)); d++) {
         for (const m of [1, 2, 5]) {
           const f = m * Math.pow(10, d);
-          if (f >= this.minFrequency * (1 - 1e-9) && f <= this.maxFrequency * (1 + 1e-9)) ticks.push(f);
+          if (f >= this.low * (1 - 1e-9) && f <= this.high * (1 + 1e-9)) ticks.push(f);
         }
       }
-    } else {
-      const step = niceStep((this.maxFrequency - this.minFrequency) / Math.max(1, this.plot.height / 50));
-      for (let f = Math.ceil(this.minFrequency / step) * step; f <= this.maxFrequency + 1e-9; f += step) ticks.push(f);
+      // A window zoomed in to less than a few of these gets linear steps instead.
+      if (ticks.length >= 3) return ticks;
+      ticks.length = 0;
     }
+    const step = niceStep((this.high - this.low) / Math.max(1, this.plot.height / 50));
+    for (let i = Math.ceil(this.low / step - 1e-9); i * step <= this.high * (1 + 1e-12); i++) ticks.push(i * step);
     return ticks;
   }
 }

@@ -20,6 +20,7 @@ import { Axis } from "./axis.js";
 import { beginChart, verticalGridLine, watchSize, MONO, SANS } from "./canvas.js";
 import { snapToSemitone, formatFrequency, describePitch, isBlackKey } from "./notes.js";
 import { simplify } from "./simplify.js";
+import { Viewport } from "./viewport.js";
 import { insertPoint, replaceSpan, roundTime, roundFrequency, MIN_TIME_GAP } from "./shape-model.js";
 import { moveGroup, normalizeIndices, deleteGroup } from "./selection.js";
 import { snapTime, drawTimeDivisions } from "./time-grid.js";
@@ -57,6 +58,8 @@ export class CurveView {
     // keeps the view where it was instead of collapsing it.
     this.view = { duration: 1, minFrequency: 20, maxFrequency: 2000 };
     this.requestDraw = watchSize(canvas, () => this.draw());
+    // Zoom and pan (viewport.js): the axis below shows its window of the view.
+    this.viewport = new Viewport(canvas, { axis: () => this.axis(), changed: () => { this.requestDraw(); this.callbacks.onView?.(); } });
 
     canvas.addEventListener("pointerdown", (e) => this.pointerDown(e));
     canvas.addEventListener("pointermove", (e) => this.pointerMove(e));
@@ -88,7 +91,12 @@ export class CurveView {
   setPlayed(played) { this.played = played; this.requestDraw(); }
   setMode(mode) { this.mode = mode; this.canvas.dataset.mode = mode; this.requestDraw(); }
   setSnap(on) { this.snap = on; }
-  setLog(on) { this.log = on; this.requestDraw(); }
+  setLog(on) {
+    this.viewport.relog(this.view.minFrequency, this.view.maxFrequency, this.log, on);
+    this.log = on;
+    this.requestDraw();
+    this.callbacks.onView?.();
+  }
   setTolerance(px) { this.tolerance = px; }
   setGrid(divisions) { this.gridDivisions = divisions; this.requestDraw(); }
 
@@ -129,10 +137,15 @@ export class CurveView {
     return { lo: Math.min(ok ? lo : this.view.minFrequency, ...fs), hi: Math.max(ok ? hi : this.view.maxFrequency, ...fs) };
   }
 
-  /** The plot rectangle (CSS px, relative to the canvas) and the axes: for tests and readouts. */
+  /**
+   * The plot rectangle (CSS px, relative to the canvas) and the axes, for tests and readouts: the
+   * extent (duration, min/maxFrequency) and the window in view (start…end s, low…high Hz).
+   */
   mapping() {
     const a = this.axis();
-    return { plot: { ...a.plot }, duration: a.duration, minFrequency: a.minFrequency, maxFrequency: a.maxFrequency, log: a.log };
+    return { plot: { ...a.plot }, duration: a.duration, minFrequency: a.minFrequency, maxFrequency: a.maxFrequency, log: a.log,
+      start: a.start, end: a.end, low: a.low, high: a.high, zoom: this.viewport.zoom, timeTicks: a.timeTicks().ticks,
+      hertzTicks: a.hertzTicks(), noteTicks: a.noteTicks(15).notes.filter((n) => n.label).map((n) => n.name) };
   }
 
   axis() {
@@ -142,7 +155,8 @@ export class CurveView {
       width: Math.max(10, rect.width - MARGIN.left - MARGIN.right),
       height: Math.max(10, rect.height - MARGIN.top - MARGIN.bottom),
     };
-    return new Axis(plot, this.view.duration, this.view.minFrequency, this.view.maxFrequency, this.log);
+    const { duration, minFrequency, maxFrequency } = this.view;
+    return new Axis(plot, duration, minFrequency, maxFrequency, this.log, this.viewport.window(duration, minFrequency, maxFrequency, this.log));
   }
 
   /** Deletes the selected points as one edit; refused when fewer than two would be left. */
@@ -390,6 +404,7 @@ export class CurveView {
     this.drawPlayed(ctx, axis, c);
     this.drawSketch(ctx, c);
     this.drawBox(ctx);
+    this.overlay?.draw(ctx, axis, this.shape);  // the playheads (playhead.js)
     ctx.restore();
 
     ctx.strokeStyle = this.errorAll ? c.error : c.gridStrong;
@@ -439,7 +454,11 @@ export class CurveView {
     ctx.fillStyle = c.text;
     ctx.textAlign = "left";
     let lastY = Infinity;
-    for (const f of axis.hertzTicks()) {
+    const hertz = axis.hertzTicks();
+    // Zoomed in, neighbouring ticks differ in the decimals: show as many as that takes.
+    const gap = hertz.length > 1 ? Math.min(...hertz.slice(1).map((f, i) => f - hertz[i])) : 1;
+    const decimals = Math.min(4, Math.max(0, Math.ceil(-Math.log10(gap) + 1e-9)));
+    for (const f of hertz) {
       const y = Math.round(axis.y(f)) + 0.5;
       if (Math.abs(lastY - y) < 14) continue;
       lastY = y;
@@ -448,7 +467,7 @@ export class CurveView {
       ctx.moveTo(p.left + p.width, y);
       ctx.lineTo(p.left + p.width + 5, y);
       ctx.stroke();
-      ctx.fillText(f >= 1000 ? `${+(f / 1000).toFixed(2)}k` : `${+f.toFixed(1)}`, p.left + p.width + 8, y);
+      ctx.fillText(f >= 1000 && gap >= 10 ? `${+(f / 1000).toFixed(2)}k` : `${+f.toFixed(Math.max(1, decimals))}`, p.left + p.width + 8, y);
     }
     ctx.textAlign = "left";
     ctx.fillStyle = c.text;

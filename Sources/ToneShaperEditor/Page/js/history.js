@@ -75,3 +75,14 @@ export class History {
     return copy(this.committed);
   }
 }
+
+/**
+ * Says how many steps Undo and Redo would take, in words: "Undo 3 · Redo 1", with the keys in the
+ * tooltip (an arrow and a bare number meant nothing to a newcomer).
+ */
+export function showHistoryCount(element, undo, redo) {
+  element.textContent = `Undo ${undo} · Redo ${redo}`;
+  const steps = (n) => `${n} step${n === 1 ? "" : "s"}`;
+  element.title = `${steps(undo)} to undo (Ctrl+Z), ${steps(redo)} to redo (Ctrl+Shift+Z or Ctrl+Y); ` +
+    "each drag, sketch or typed value is one step";
+}

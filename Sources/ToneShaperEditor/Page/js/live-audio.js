@@ -20,8 +20,9 @@ export class LiveAudio {
   /**
    * @param {{sampleRate?: number, onError?: Function, onApplied?: Function, onState?: Function}} options
    */
-  constructor({ sampleRate, onError, onApplied, onState } = {}) {
+  constructor({ sampleRate, onError, onApplied, onState, onPlayhead } = {}) {
     this.preferredRate = sampleRate;
+    this.onPlayhead = onPlayhead || (() => {});
     this.onError = onError || (() => {});
     this.onApplied = onApplied || (() => {});
     this.onState = onState || (() => {});
@@ -100,6 +101,19 @@ export class LiveAudio {
     this.output.connect(this.ctx.destination);
   }
 
+  /**
+   * Opens the socket without playing: the instrument's keyboard notes (`edit --connect`) reach
+   * the page's playhead through it.
+   */
+  connect() {
+    this.ensureSocket();
+  }
+
+  /** Seconds of sound scheduled but not yet heard (0 before any). */
+  get scheduledAhead() {
+    return this.ctx ? Math.max(0, this.next - this.ctx.currentTime) : 0;
+  }
+
   ensureSocket() {
     if (this.socket && (this.socket.readyState === WebSocket.OPEN || this.socket.readyState === WebSocket.CONNECTING)) return;
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
@@ -118,6 +132,7 @@ export class LiveAudio {
       if (this.socket !== socket) return;
       this.socket = null;
       this.stats.connected = false;
+      this.onPlayhead({ type: "playhead", voices: [] });
       if (this.playing) {
         this.playing = false;
         this.stats.playing = false;
@@ -145,6 +160,8 @@ export class LiveAudio {
         this.onApplied(message.seq);
       } else if (message.type === "error") {
         this.report(message);
+      } else if (message.type === "playhead") {
+        this.onPlayhead(message);
       }
       return;
     }

@@ -16,9 +16,10 @@ import * as api from "./api.js";
 import { Analyser } from "./analyser.js";
 import { CurveView } from "./curve-view.js";
 import { FieldControls, errorSlot } from "./controls.js";
-import { History } from "./history.js";
+import { History, showHistoryCount } from "./history.js";
 import { LiveAudio } from "./live-audio.js";
 import { noteName } from "./notes.js";
+import { Playheads } from "./playhead.js";
 import { SpectrumView } from "./spectrum-view.js";
 import { WaveformView } from "./waveform-view.js";
 import { PointClipboard } from "./clipboard.js";
@@ -87,6 +88,9 @@ function showPointFields() {
   pointFields.update(state.shape, curveView.selected, curveView.selection.length);
 }
 
+// Where the sounding notes are in their pass, drawn over the curve (playhead.js).
+const playheads = new Playheads({ redraw: () => curveView.requestDraw(), lag: () => live.scheduledAhead });
+curveView.overlay = playheads;
 const waveformView = new WaveformView($("[data-testid='waveform-canvas']"));
 const spectrumView = new SpectrumView($("[data-testid='spectrum-canvas']"));
 
@@ -156,6 +160,7 @@ const live = new LiveAudio({
     showServerError(error, field);
   },
   onApplied: () => {},
+  onPlayhead: (message) => playheads.update(message),
   onState: () => {
     if (live.stats.connected) state.connectionError = null;
     updatePlayButton();
@@ -310,7 +315,7 @@ function updateButtons() {
   const invalid = isInvalid();
   save.classList.toggle("blocked", invalid);
   save.title = invalid ? "The shape has an error: fix it to save" : "Save to your library";
-  $("[data-testid='history-count']").textContent = `${history.undoStack.length} ↶ · ${history.redoStack.length} ↷`;
+  showHistoryCount($("[data-testid='history-count']"), history.undoStack.length, history.redoStack.length);
 }
 
 function updatePlayButton() {
@@ -626,6 +631,10 @@ function exposeForTests() {
     get info() { return state.info; },
     /** The curve view's plot rectangle (CSS px from the canvas's top-left) and axes. */
     view() { return curveView.mapping(); },
+    /** The playheads now: seconds into the pass, and where the last drawing put them. */
+    playheads() {
+      return { now: performance.now(), at: playheads.positions(state.shape.duration), drawn: playheads.drawn.map((h) => ({ ...h })) };
+    },
   };
 }
 
@@ -644,6 +653,8 @@ async function start() {
   controls.setOptions("envelope.kind", envelopes.map((k) => ({ value: k, label: k })));
   live.preferredRate = state.info.sampleRate;
   if (state.info.userLibrary) $("[data-testid='user-library']").textContent = state.info.userLibrary;
+  // With an instrument attached (edit --connect), its keyboard notes' playheads come over the socket.
+  if (state.info.alsa) live.connect();
 
   try {
     await refreshShapes();

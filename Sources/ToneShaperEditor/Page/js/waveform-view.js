@@ -7,7 +7,8 @@
  * usual look of an audio editor's overview and is exact for a short unreduced pass.
  *
  * A quiet pass (the engine leaves headroom) is magnified by a power of two so its shape can be
- * read; the axis labels and the "×k" in the title keep the true sample values.
+ * read; the axis labels keep the true sample values, and the title says "magnified ×k" (and the
+ * canvas's tooltip why) so the zoom is not taken for the level.
  */
 
 import { beginChart, horizontalGridLine, watchSize, MONO } from "./canvas.js";
@@ -20,6 +21,8 @@ export class WaveformView {
     this.waveform = null;
     this.duration = 1;
     this.note = null;
+    /** The vertical magnification last drawn (1: none). */
+    this.zoom = 1;
     this.requestDraw = watchSize(canvas, () => this.draw());
   }
 
@@ -37,6 +40,7 @@ export class WaveformView {
     let peak = 0;
     if (samples) for (const v of samples) peak = Math.max(peak, Math.abs(v));
     const zoom = peak > 0 ? Math.min(64, Math.max(1, Math.pow(2, Math.floor(Math.log2(1 / peak))))) : 1;
+    this.describe(zoom, samples ? peak : null);
 
     const mid = p.top + p.height / 2;
     ctx.font = `10px ${MONO}`;
@@ -47,7 +51,7 @@ export class WaveformView {
     }
     ctx.textAlign = "left";
     ctx.fillStyle = c.textBright;
-    const title = "Waveform · one pass" + (this.note ? ` at ${this.note}` : "") + (zoom > 1 ? ` · ×${zoom}` : "");
+    const title = "Waveform · one pass" + (this.note ? ` at ${this.note}` : "") + (zoom > 1 ? ` · magnified ×${zoom}` : "");
     ctx.fillText(title, p.left, MARGIN.top / 2);
     ctx.textAlign = "right";
     ctx.fillStyle = c.text;
@@ -76,5 +80,16 @@ export class WaveformView {
     }
     ctx.stroke();
     ctx.restore();
+  }
+
+  /** The magnification in words, on the canvas's tooltip and accessible name. */
+  describe(zoom, peak) {
+    this.zoom = zoom;
+    const level = peak === null ? "" : peak > 0 ? ` Peak ${(20 * Math.log10(peak)).toFixed(1)} dBFS.` : " Silent.";
+    const text = zoom > 1
+      ? `Waveform of one pass, magnified ×${zoom} so a quiet pass can be read: the scale on the left gives the true sample values.${level}`
+      : `Waveform of one pass at its true level (not magnified).${level}`;
+    this.canvas.title = text;
+    this.canvas.setAttribute("aria-label", text);
   }
 }
