@@ -8,11 +8,14 @@ wheel, pointer and key events, and measures what the musician sees: the window o
 import math
 import time
 
+import pytest
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.actions.mouse_button import MouseButton
 from selenium.webdriver.common.actions.wheel_input import ScrollOrigin
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
+
+from conftest import screenshot_dir
 
 PLAYHEAD = (0x8F, 0xD3, 0xFF)  # the page's own note's playhead (js/playhead.js)
 
@@ -255,3 +258,32 @@ def test_undo_counter_and_waveform_zoom_are_labelled_in_words(editor):
             assert "at its true level (not magnified)" in words, words
         assert f"Peak {20 * math.log10(peak):.1f} dBFS" in words, (peak, words)
     assert k == 2, "at full amplitude the engine's headroom leaves a sine's pass at about −9 dBFS: shown ×2"
+
+
+@pytest.mark.parametrize("editor", ["article-curve"], indirect=True)
+def test_the_readme_picture_shows_zoom_a_selection_and_a_playhead(editor):
+    """The README's picture of the editor (docs/editor.png) is this test's screenshot,
+    .build/browser-screenshots/readme-editor.png: the article's curve played at N = 5, zoomed in a
+    little on both axes, a point selected, and the note playing with its playhead on the curve."""
+    assert editor.shape["name"] == "article-curve"
+    editor.set_field("field-fidelity", "5")
+    editor.settle()
+    points = editor.shape["points"]
+    x, y = editor.to_pixel(0.75, 100)
+    zoomed_in(editor, x, y, 1)
+    zoomed_in(editor, x, y, 1, Keys.CONTROL)
+    m = editor.mapping()
+    assert m["zoom"]["time"] > 1.2 and m["zoom"]["pitch"] > 1.2, m["zoom"]
+    # Select a point in view (a press on it picks it up; released in place it stays put).
+    inside = [i for i, (t, f) in enumerate(points) if m["start"] < t < m["end"] and m["low"] < f < m["high"]]
+    assert inside, (points, m)
+    index = inside[-1]
+    editor.click_pixel(*editor.to_pixel(*points[index]))
+    assert editor.state("selected") == index
+    assert editor.shape["points"] == points, "selecting a point does not move it"
+    editor.click("btn-play")
+    editor.wait(lambda: editor.js("window.toneshaperEditor.playheads()")["drawn"], 10, "a playhead in view")
+    # The playhead in the middle of the view, then the picture.
+    editor.wait(lambda: any(0.45 < h["time"] < 0.6 for h in editor.js("window.toneshaperEditor.playheads()")["drawn"]),
+                10, "the playhead in mid-view")
+    editor.driver.save_screenshot(str(screenshot_dir() / "readme-editor.png"))
