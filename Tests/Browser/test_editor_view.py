@@ -100,6 +100,15 @@ def test_wheel_zooms_time_around_the_pointer_and_fit_shows_the_whole_shape(edito
     assert not editor.element("view-zoom").is_displayed()
     assert editor.state("history")["undo"] == 1, "zooming is not an edit"
 
+    # Another shape opened (or New) is shown whole.
+    zoomed_in(editor, x, y, 2)
+    zoomed_in(editor, x, y, 2, Keys.CONTROL)
+    editor.click("btn-undo")
+    editor.settle()
+    assert editor.mapping()["zoom"]["time"] > 1.5, "undo keeps the view where it is"
+    editor.new_shape()
+    assert window(editor)[1] == (0, 1, 20, 2000)
+
 
 def test_ctrl_and_shift_wheel_zoom_frequency_and_the_note_labels_follow(editor):
     editor.new_shape()

@@ -402,6 +402,7 @@ async function openShape(name, { resetHistory = false } = {}) {
     setNote(Number.isInteger(loaded.rootNote) ? loaded.rootNote : state.note, { send: true, analyse: false });
     if (resetHistory) history.reset(loaded);
     showShape(loaded);
+    curveView.viewport.fit();  // another shape is shown whole
     if (!resetHistory) history.commit(state.shape);
     $("[data-testid='shape-select']").value = name;
     markClean();
@@ -528,6 +529,7 @@ function wire() {
   $("[data-testid='btn-redo']").addEventListener("click", redo);
   $("[data-testid='btn-new']").addEventListener("click", () => {
     edit(newShape(), { commit: true });
+    curveView.viewport.fit();
     controls.setShape(state.shape);
     $("[data-testid='shape-select']").value = "";
     markClean();
