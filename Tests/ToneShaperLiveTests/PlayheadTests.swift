@@ -65,3 +65,40 @@ struct PlayheadTests {
         #expect(abs(places[1].pass - 10_000.0 / 24_000) < 1e-9)
     }
 }
+
+@Suite("The playhead board between the audio thread and the editor")
+struct PlayheadBoardTests {
+    @Test("a reader on another thread never sees half of one publication and half of the next")
+    func readsAreWhole() async throws {
+        let board = PlayheadBoard(capacity: 16)
+        let writing = Task.detached {
+            let places = UnsafeMutablePointer<VoicePlace>.allocate(capacity: 16)
+            defer { places.deallocate() }
+            // Publication k: (k mod 16) + 1 places, each saying k in every field it has.
+            for k in 1...200_000 {
+                let n = k % 16 + 1
+                for i in 0..<n {
+                    places[i] = VoicePlace(voice: k, channel: k % 16, note: UInt8(k % 128), released: k % 2 == 1,
+                                           pass: Double(k) / 1e6)
+                }
+                board.publish(places, count: n, at: Int64(k))
+            }
+        }
+        var reads = 0, torn = 0
+        while reads < 20_000 {
+            let (places, frame) = board.read()
+            reads += 1
+            guard frame > 0 else { continue }
+            let k = Int(frame)
+            let whole = places.count == k % 16 + 1 && places.allSatisfy {
+                $0.voice == k && $0.channel == k % 16 && Int($0.note) == k % 128 && $0.released == (k % 2 == 1)
+                    && $0.pass == Double(k) / 1e6
+            }
+            if !whole { torn += 1 }
+        }
+        await writing.value
+        #expect(torn == 0, "\(torn) of \(reads) reads mixed two publications")
+        let (last, frame) = board.read()
+        #expect(frame == 200_000 && last.count == 200_000 % 16 + 1)
+    }
+}
