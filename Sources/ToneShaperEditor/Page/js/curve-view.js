@@ -397,7 +397,11 @@ export class CurveView {
 
     ctx.save();
     ctx.beginPath();
-    ctx.rect(p.left - 6, p.top - 6, p.width + 12, p.height + 12);
+    // A point on the extent's edge is drawn whole; where the view is cut by the zoom, the curve
+    // ends at the plot's edge.
+    const l = axis.start <= 0 ? 6 : 0, r = axis.end >= axis.duration ? 6 : 0;
+    const t = axis.high >= axis.maxFrequency ? 6 : 0, b = axis.low <= axis.minFrequency ? 6 : 0;
+    ctx.rect(p.left - l, p.top - t, p.width + l + r, p.height + t + b);
     ctx.clip();
     this.drawOutOfRange(ctx, axis);
     this.drawPoints(ctx, axis, c);

@@ -77,8 +77,10 @@ export class Viewport {
    * {start, end} seconds and {low, high} Hz.
    */
   window(duration, low, high, log) {
-    const at = (u) => (log ? low * Math.pow(high / low, u) : low + u * (high - low));
-    return { start: this.time[0] * duration, end: this.time[1] * duration, low: at(this.pitch[0]), high: at(this.pitch[1]) };
+    // The ends exactly (no rounding): the view knows when it shows an edge of the extent.
+    const at = (u) => (u <= 0 ? low : u >= 1 ? high : log ? low * Math.pow(high / low, u) : low + u * (high - low));
+    const when = (u) => (u >= 1 ? duration : u * duration);
+    return { start: when(this.time[0]), end: when(this.time[1]), low: at(this.pitch[0]), high: at(this.pitch[1]) };
   }
 
   /** Shows the whole shape. */
