@@ -1,4 +1,4 @@
-// libFuzzer entry point for ToneShaper's six readers of untrusted input.
+// libFuzzer entry point for ToneShaper's seven readers of untrusted input.
 //
 // Not a SwiftPM target: Tests/Fuzz/run.sh compiles it with swiftc -sanitize=fuzzer,address together
 // with the readers' own sources (see the comment at the top of run.sh). One binary holds every
@@ -10,6 +10,8 @@
 //   script  event script        EventScript.parse, then timedMessages
 //   scl     Scala scale         ScalaScale.parse, a Tuning, every key of the keyboard and full bends through an engine (three shapes)
 //   kbm     Scala key mapping   KeyboardMapping.parse on two scales, then the same as scl
+//   state   instrument state    InstrumentState(bytes:) (a saved NSM session), re-encoded and read back to the
+//                               same bytes, then an engine on it with its controls restored and a note played
 //
 // Anything that traps is a finding; so is a broken promise the readers make (an error offset outside
 // the file, frames out of order, a sample that is not finite), turned into a trap here.
@@ -18,7 +20,7 @@ import Foundation
 import ToneShaperMIDI
 
 enum FuzzTarget: String, CaseIterable {
-    case midi, shape, map, script, scl, kbm
+    case midi, shape, map, script, scl, kbm, state
 
     /// Read once: the environment does not change while libFuzzer runs.
     static let chosen: FuzzTarget = {
@@ -47,6 +49,7 @@ public func toneShaperFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     case .script: fuzzEventScript(bytes)
     case .scl: fuzzScalaScale(bytes)
     case .kbm: fuzzKeyboardMapping(bytes)
+    case .state: fuzzInstrumentState(bytes)
     }
     return 0
 }
@@ -235,4 +238,27 @@ func playEveryKey(_ tuning: Tuning, _ shape: Shape, _ library: PresetLibrary, _ 
             broken("\(what): key \(engine.voices[i].note) bent to a ratio of \(ratio), its shape past \(PlayableRange.ceiling) Hz")
         }
     }
+}
+
+/// The library a restored state is placed after: one shape, as on a machine without the user's own.
+let stateBase = try! PresetLibrary(shapes: [Shape.constant(440)])
+
+func fuzzInstrumentState(_ bytes: [UInt8]) {
+    let state: InstrumentState
+    do {
+        state = try InstrumentState(bytes: bytes, file: "fuzz.json")
+    } catch {
+        if error.description.contains("\n") { broken("a refusal of more than one line: \(error)") }
+        return
+    }
+    // What was read writes back, and reads back to the same bytes.
+    let again: [UInt8]
+    do {
+        again = try state.encoded()
+        if try InstrumentState(bytes: again).encoded() != again { broken("a state does not read back to its own bytes") }
+    } catch {
+        broken("an accepted state cannot be written or read back: \(error)")
+    }
+    let engine = state.engine(onto: stateBase, sampleRate: 48_000)
+    checkSamples(engine.render(frames: 256, events: noteOn), "state, restored, note 60")
 }

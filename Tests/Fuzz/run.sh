@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzes ToneShaper's six readers of untrusted input with libFuzzer, for a bounded time each.
+# Fuzzes ToneShaper's seven readers of untrusted input with libFuzzer, for a bounded time each.
 #
 #   bash Tests/Fuzz/run.sh [SECONDS_PER_TARGET]          default 20 seconds per target
 #   TONESHAPER_FUZZ_TARGETS="shape map" bash Tests/Fuzz/run.sh 300     only some targets
@@ -10,6 +10,7 @@
 #   script  event scripts         EventScript.parse, then timedMessages
 #   scl     Scala scales          ScalaScale.parse, a Tuning, every key and full bends through an engine
 #   kbm     Scala key mappings    KeyboardMapping.parse on two scales, then as scl
+#   state   instrument states     InstrumentState(bytes:), written and read back, an engine with its controls restored
 #
 # Prints one line per target, then `fuzz: P passed, F failed` alone on a line. Exits 1 when a target
 # crashed, hung (> 10 s on one input), leaked or went over 2 GB; the input that did it is kept under
@@ -25,7 +26,7 @@
 #   toolchain's clang) keep their own names (a static library and its .swiftmodule each), so the
 #   imports in Core and in the harness resolve as they do under SwiftPM; then every Core source and
 #   Tests/Fuzz/Harness.swift make one module, ToneShaperFuzz, linked against them. No project source is copied, edited, conditioned or picked by path.
-#   One binary serves all six targets: the harness reads TONESHAPER_FUZZ_TARGET.
+#   One binary serves all seven targets: the harness reads TONESHAPER_FUZZ_TARGET.
 # - Whole-module (-wmo): one compiler process per module, so the build keeps to one core.
 # - -O -g by default: about 45 s to build instead of 15 s at -Onone, but 1.2 to 3.5 times the inputs
 #   per second, and it fuzzes the code as it ships (Swift keeps its bounds and overflow traps at -O).
@@ -47,7 +48,7 @@ if ! [[ "$SECONDS_PER_TARGET" =~ ^[1-9][0-9]*$ ]]; then
   echo "usage: Tests/Fuzz/run.sh [SECONDS_PER_TARGET] (a whole number ≥ 1, got '$SECONDS_PER_TARGET')" >&2
   exit 2
 fi
-TARGETS="${TONESHAPER_FUZZ_TARGETS:-midi shape map script scl kbm}"
+TARGETS="${TONESHAPER_FUZZ_TARGETS:-midi shape map script scl kbm state}"
 OPT="${TONESHAPER_FUZZ_OPT:--O}"
 BUILD=.build-fuzz
 BIN="$BUILD/toneshaper-fuzz"
@@ -148,6 +149,7 @@ seed map Mappings/*.map Tests/Fuzz/seeds/map/*
 seed script Tests/Fuzz/seeds/script/*
 seed scl Tunings/*.scl Tests/Fuzz/seeds/scl/*
 seed kbm Tunings/*.kbm Tests/Fuzz/seeds/kbm/*
+seed state Tests/Fuzz/seeds/state/*
 # The README's examples ("Play a file or a script").
 cat > "$WORK/script/readme-example.txt" <<'EOF'
 0.5  on 60 100        # note on: note, velocity (default 100)
@@ -177,8 +179,8 @@ failed=0
 for target in $TARGETS; do
   case "$target" in
     midi) max_len=65536 ;;
-    shape|map|script|scl|kbm) max_len=16384 ;;
-    *) echo "fuzz: unknown target '$target' (midi, shape, map, script, scl, kbm)" >&2; exit 2 ;;
+    shape|map|script|scl|kbm|state) max_len=16384 ;;
+    *) echo "fuzz: unknown target '$target' (midi, shape, map, script, scl, kbm, state)" >&2; exit 2 ;;
   esac
   log="$BUILD/logs/$target.log"
   seeds=$(find "$WORK/$target" -type f | wc -l)

@@ -85,6 +85,20 @@ public enum ControllerMapFile {
     }
 }
 
+extension ControllerMapFile {
+    /// A map in the file's own form, one line per assignment, in order: `parse` reads it back to
+    /// the same map (numbers are written so they read back exactly). A saved state keeps its map so.
+    public static func text(_ map: ControllerMap) -> String {
+        map.assignments.map { a in
+            var words = [a.source.rawValue]
+            if a.source == .controlChange { words.append("\(a.controller)") }
+            words += [a.parameter.rawValue, "\(a.minimum)", "\(a.maximum)", a.curve.rawValue]
+            if let channel = a.channel { words += ["channel", "\(Int(channel) + 1)"] }
+            return words.joined(separator: " ") + "\n"
+        }.joined()
+    }
+}
+
 /// A bad mapping file: which file, which line, what is wrong.
 public struct MappingError: Error, CustomStringConvertible, Equatable {
     public var file: String

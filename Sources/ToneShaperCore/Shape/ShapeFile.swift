@@ -93,6 +93,22 @@ public enum ShapeFile {
             throw ShapeError(file: file, field: "(file)", value: "", reason: "\(error)")
         }
         try refuseNulls(data, file: file)
+        return try shape(from: doc, file: file, fallbackName: fallbackName)
+    }
+
+    /// The shape a decoded document describes, validated; errors name `file` and the field (with
+    /// `fieldPrefix` before it, for a shape inside another document: "shapes[2].").
+    static func shape(from doc: Document, file: String?, fallbackName: String, fieldPrefix: String = "") throws(ShapeError) -> Shape {
+        do {
+            return try build(from: doc, file: file, fallbackName: fallbackName)
+        } catch {
+            var e = error
+            if !fieldPrefix.isEmpty && e.field != "(file)" { e.field = fieldPrefix + e.field }
+            throw e
+        }
+    }
+
+    private static func build(from doc: Document, file: String?, fallbackName: String) throws(ShapeError) -> Shape {
         func missing(_ field: String) -> ShapeError {
             ShapeError(file: file, field: field, value: "(missing)", reason: "is required")
         }
@@ -143,27 +159,37 @@ public enum ShapeFile {
     static func refuseNulls(_ data: Data, file: String?) throws(ShapeError) {
         guard data.range(of: Data("null".utf8)) != nil,
               let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { return }
+        try refuseNulls(object, file: file)
+    }
+
+    /// The same, on a shape already parsed as a JSON object (one inside another document), with
+    /// `fieldPrefix` before the field named.
+    static func refuseNulls(_ object: [String: Any], file: String?, fieldPrefix: String = "") throws(ShapeError) {
         var nulls = object.keys.filter { object[$0] is NSNull }
         for parent in ["echo", "envelope"] {
             guard let inner = object[parent] as? [String: Any] else { continue }
             nulls += inner.keys.filter { inner[$0] is NSNull }.map { "\(parent).\($0)" }
         }
         guard let field = nulls.sorted().first else { return }
-        throw ShapeError(file: file, field: field, value: "null",
+        throw ShapeError(file: file, field: fieldPrefix + field, value: "null",
                          reason: "is empty; give a value (a file may leave the field out for its default)")
     }
 
     public static func encode(_ shape: Shape) throws -> Data {
-        let doc = Document(
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return try encoder.encode(document(shape))
+    }
+
+    /// The on-disk form of a shape (also what a saved instrument state embeds).
+    static func document(_ shape: Shape) -> Document {
+        Document(
             name: shape.name, description: shape.description, program: Double(shape.program), duration: shape.duration,
             minFrequency: shape.minFrequency, maxFrequency: shape.maxFrequency,
             points: shape.points.map(PointDocument.init), wave: shape.wave.rawValue,
             amplitude: shape.amplitude, envelope: shape.envelope,
             echo: EchoDocument(delay: shape.echo.delay, volume: shape.echo.volume), fidelity: Double(shape.fidelity),
             fourierTerms: Double(shape.fourierTerms), rootNote: Double(shape.rootNote), attack: shape.attack, release: shape.release)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        return try encoder.encode(doc)
     }
 
     /// Point `index` from its elements: `[time, frequency]` or `[time, frequency, "kind"]`; a wrong

@@ -196,7 +196,8 @@ public struct TuningError: Error, CustomStringConvertible, Equatable {
     /// The largest tuning file read: the Scala archive's largest scale is a few KB.
     public static let maximumFileBytes = 1 << 20
 
-    static func read(_ path: String) throws(TuningError) -> String {
+    /// A tuning file's text as the readers take it (at most `maximumFileBytes`; Latin-1 read as ASCII).
+    public static func read(_ path: String) throws(TuningError) -> String {
         let data: [UInt8]
         do {
             data = try BoundedRead.contents(of: path, limit: maximumFileBytes)
