@@ -61,6 +61,8 @@ let package = Package(
         // Ogg Vorbis written directly, so a recording can end its pages once a second (libsndfile cannot).
         .systemLibrary(name: "CVorbis", pkgConfig: "vorbisenc", providers: [.apt(["libvorbis-dev", "libogg-dev"])]),
         .systemLibrary(name: "CJACK", pkgConfig: "jack", providers: [.apt(["libjack-jackd2-dev"])]),
+        // OSC over UDP for the New Session Manager's protocol (Debian's liblo).
+        .systemLibrary(name: "CLO", pkgConfig: "liblo", providers: [.apt(["liblo-dev"])]),
         // Small C shim: alsa-lib's variadic error handler cannot be written in Swift.
         .target(name: "CALSAShim", dependencies: ["CALSA"]),
         // Small C shim: jack_client_open is variadic, and libjack's printers are replaced by one that keeps the last error.
@@ -99,6 +101,8 @@ let package = Package(
         // graph's rate and buffer size, each MIDI event at its frame within the cycle.
         .target(name: "ToneShaperJACKLive", dependencies: ["ToneShaperLive", "ToneShaperJACK", "ToneShaperCore",
                                                            "ToneShaperMIDI", "ToneShaperAudioFile"]),
+        // A New Session Manager client (announce, open, save), polled by the program's control loop.
+        .target(name: "ToneShaperNSM", dependencies: ["CLO"]),
         // Where shapes come from: the built-in Presets/, the user's library ($XDG_DATA_HOME), any FILE.json.
         .target(name: "ToneShaperLibrary", dependencies: ["ToneShaperCore"]),
         // The shape editor: a local HTTP + WebSocket server (Hummingbird) and its page (plain HTML/CSS/JS).
@@ -117,7 +121,7 @@ let package = Package(
         // The command-line program.
         .executableTarget(name: "toneshaper", dependencies: [
             "ToneShaperMIDI", "ToneShaperCore", "ToneShaperRealtime", "ToneShaperAudioFile", "ToneShaperALSA", "ToneShaperPlot", "ToneShaperLive",
-            "ToneShaperALSALive", "ToneShaperJACK", "ToneShaperJACKLive", "ToneShaperLibrary", "ToneShaperEditor",
+            "ToneShaperALSALive", "ToneShaperJACK", "ToneShaperJACKLive", "ToneShaperLibrary", "ToneShaperEditor", "ToneShaperNSM",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], linkerSettings: staticRuntime),
 
@@ -132,6 +136,7 @@ let package = Package(
         .testTarget(name: "ToneShaperLibraryTests", dependencies: ["ToneShaperLibrary", "ToneShaperCore"]),
         .testTarget(name: "ToneShaperEditorTests", dependencies: ["ToneShaperEditor", "ToneShaperLibrary", "ToneShaperCore",
                                                                   "ToneShaperAudioFile", "ToneShaperLive", "AllocationCounter", "TestSupport"]),
+        .testTarget(name: "ToneShaperNSMTests", dependencies: ["ToneShaperNSM", "CLO"]),
         .testTarget(name: "ToneShaperPlotTests", dependencies: ["ToneShaperPlot", "ToneShaperCore"]),
         .testTarget(name: "ToneShaperRealtimeTests", dependencies: ["ToneShaperRealtime"]),
         .testTarget(name: "ToneShaperAudioFileTests", dependencies: ["ToneShaperAudioFile", "ToneShaperCore", "ToneShaperMIDI",
