@@ -76,19 +76,21 @@ public final class JACKPlayer {
     ///   - rebuild: the same instrument built at another rate (same shapes, map, tuning, MPE zones,
     ///     gain, voices, threads), called by the sample-rate callback so the graph's new rate is
     ///     followed; nil leaves the engine at its rate and only reports the change.
+    ///   - mirrorsControls: keep the controls as last set (`rig.controls`), for a session's state.
     public init(client: JACKClient, engine: Engine, source: Source, recorder: AudioRecorder? = nil,
                 recordMIDI: Bool = false, channelFilter: UInt8? = nil, ignoresProgramChanges: Bool = false,
-                rebuild: ((Int) -> Engine)? = nil) throws {
+                rebuild: ((Int) -> Engine)? = nil, mirrorsControls: Bool = false) throws {
         precondition(Int(engine.sampleRate) == client.sampleRate, "build the engine for the graph's rate")
         self.client = client
         switch source {
         case .live:
             rig = LiveRig(engine: engine, source: .live, recorder: recorder, recordMIDI: recordMIDI,
-                          channelFilter: channelFilter, ignoresProgramChanges: ignoresProgramChanges)
+                          channelFilter: channelFilter, ignoresProgramChanges: ignoresProgramChanges, mirrorsControls: mirrorsControls)
             midiPort = try client.registerMIDIInput("midi_in")
         case .performance(let messages, let endFrame):
             rig = LiveRig(engine: engine, source: .performance(messages, endFrame: endFrame), recorder: recorder,
-                          recordMIDI: recordMIDI, channelFilter: channelFilter, ignoresProgramChanges: ignoresProgramChanges)
+                          recordMIDI: recordMIDI, channelFilter: channelFilter, ignoresProgramChanges: ignoresProgramChanges,
+                          mirrorsControls: mirrorsControls)
             midiPort = nil
         }
         leftPort = try client.registerAudioOutput("out_left")

@@ -28,14 +28,23 @@ public final class LiveRig {
     public let input: LiveInput
     private let feeder: EventFeeder?
     private var played: [TimedMIDIMessage] = []
+    private let recordsMIDI: Bool
+    /// The controls as last set (with `mirrorsControls`), kept current by `collectPlayed()`: what a
+    /// saved session (NSM) restores.
+    public private(set) var controls: ControlMirror?
 
     /// - Parameters:
     ///   - engine: built for the device's rate; used only by the audio thread once it runs.
     ///   - recorder: opened at the device's rate, stereo; finished by `finish`.
     ///   - recordMIDI: keep every applied message (returned in the summary) for `--record-midi`.
     ///   - channelFilter: 0-based channel every source is limited to.
+    ///   - mirrorsControls: keep `controls`, from what the audio thread applied.
     public init(engine: Engine, source: Source, recorder: AudioRecorder? = nil, recordMIDI: Bool = false,
-                channelFilter: UInt8? = nil, ignoresProgramChanges: Bool = false) {
+                channelFilter: UInt8? = nil, ignoresProgramChanges: Bool = false, mirrorsControls: Bool = false) {
+        recordsMIDI = recordMIDI
+        controls = mirrorsControls ? ControlMirror(engine: engine) : nil
+        // The mirror learns from the applied messages the audio thread reports, as --record-midi does.
+        let recordMIDI = recordMIDI || mirrorsControls
         switch source {
         case .live:
             session = LiveSession(engine: engine, recorder: recorder, recordMIDI: recordMIDI)
@@ -47,6 +56,15 @@ public final class LiveRig {
             input = LiveInput(session: session, channelFilter: channelFilter, ignoresProgramChanges: ignoresProgramChanges)
             feeder = EventFeeder(messages: messages, input: input)
         }
+    }
+
+    /// A saved session's settings, into the engine before the audio thread starts (`Engine.restore`):
+    /// the mirror starts from them, and `--record-midi` has them at frame 0, so the take re-renders
+    /// with them.
+    public func restore(_ controls: [MIDIMessage]) {
+        session.engine.restore(controls)
+        for message in controls { self.controls?.observe(message) }
+        if recordsMIDI { played += controls.map { TimedMIDIMessage(frame: 0, message: $0) } }
     }
 
     /// Queues a performance's first events: call before the audio thread starts.
@@ -63,7 +81,16 @@ public final class LiveRig {
 
     /// Moves what the audio thread applied into `playedSoFar`; call every few milliseconds while
     /// playing when recording MIDI, so its ring never fills.
-    public func collectPlayed() { session.collectPlayedMIDI(into: &played) }
+    public func collectPlayed() {
+        guard controls != nil else {
+            session.collectPlayedMIDI(into: &played)
+            return
+        }
+        let first = played.count
+        session.collectPlayedMIDI(into: &played)
+        for i in first..<played.count { controls!.observe(played[i].message) }
+        if !recordsMIDI { played.removeAll(keepingCapacity: true) }
+    }
 
     /// What has been applied so far (with `recordMIDI`), as `collectPlayed()` collected it.
     public var playedSoFar: [TimedMIDIMessage] { played }

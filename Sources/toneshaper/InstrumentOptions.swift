@@ -130,6 +130,12 @@ struct InstrumentOptions: ParsableArguments {
                           tuningLabel: self.tuning.map { "tuning \($0)" } ?? "12-tone equal temperament", mpe: try mpeZones())
     }
 
+    /// The --tuning and --keymap files' text, as a saved session keeps them (nil: not given).
+    func tuningText() throws -> (String?, String?) {
+        (try tuning.map { try TuningError.read(Self.tuningFile($0, ext: "scl")) },
+         try keymap.map { try TuningError.read(Self.tuningFile($0, ext: "kbm")) })
+    }
+
     /// A tuning file as given, or by name from the shipped Tunings folder ("19-edo" → Tunings/19-edo.scl).
     static func tuningFile(_ spec: String, ext: String) -> String {
         guard !spec.contains("/"), !FileManager.default.fileExists(atPath: spec),

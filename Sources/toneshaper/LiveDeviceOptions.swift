@@ -37,9 +37,9 @@ struct LiveDeviceOptions: ParsableArguments {
 
     var channelFilter: UInt8? { channel.map { UInt8($0 - 1) } }
 
-    /// The "ToneShaper" sequencer input, connected from every --connect source.
-    func openSequencer() throws -> SequencerInput {
-        let input = try SequencerInput(channelFilter: channelFilter)
+    /// The "ToneShaper" sequencer input (a session names it), connected from every --connect source.
+    func openSequencer(name: String = "ToneShaper", channel: UInt8?? = .none) throws -> SequencerInput {
+        let input = try SequencerInput(clientName: name, channelFilter: channel ?? channelFilter)
         for source in connect { try input.connect(from: source) }
         return input
     }

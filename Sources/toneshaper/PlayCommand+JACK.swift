@@ -11,8 +11,10 @@ extension PlayCommand {
     /// ports --connect and --output name found before anything records, then the engine built
     /// for that rate, activated, connected, and watched until Ctrl-C, the end of a --midi-in
     /// performance, or the server going away.
-    func runJACK(_ setup: InstrumentOptions.Instrument, fileFormat: AudioFileFormat?, performance: Performance?) throws {
-        let client = try JACKClient(name: jack.clientName)
+    /// Under a session manager, `session` names the client and gives the instrument's numbers.
+    func runJACK(_ setup: InstrumentOptions.Instrument, fileFormat: AudioFileFormat?, performance: Performance?,
+                 session: SessionPlay) throws {
+        let client = try JACKClient(name: session.clientName(jack.clientName))
         let rate = client.sampleRate
         let sampleRate = Double(rate)
         // Every pattern is checked before a file is created: a typo costs nothing.
@@ -21,7 +23,7 @@ extension PlayCommand {
 
         let performed = performance?.timedMessages(sampleRate: sampleRate)
         setup.noteSilentKeys(sampleRate: sampleRate, messages: performed)
-        var config = setup.configuration(sampleRate: sampleRate, voices: instrument.voices, masterGain: pow(10, gain / 20),
+        var config = setup.configuration(sampleRate: sampleRate, voices: session.voices, masterGain: pow(10, session.gain / 20),
                                          threads: threads)
         // The helper renders inside JACK's cycle: it gets the priority of JACK's process thread.
         if client.realtimePriority > 0 { config.helperPriority = client.realtimePriority }
@@ -45,9 +47,11 @@ extension PlayCommand {
             endFrame = nil
         }
         let player = try JACKPlayer(client: client, engine: engine, source: source, recorder: recorder,
-                                    recordMIDI: recordMIDI != nil, channelFilter: live.channelFilter,
-                                    ignoresProgramChanges: setup.ignoresProgramChanges, rebuild: rebuild)
-        let signals = StopSignals()
+                                    recordMIDI: recordMIDI != nil, channelFilter: session.channelFilter,
+                                    ignoresProgramChanges: setup.ignoresProgramChanges, rebuild: rebuild,
+                                    mirrorsControls: session.mirrorsControls)
+        session.restore(into: player.rig)
+        let signals = session.signals ?? StopSignals()
         defer { signals.restore() }
         try player.start()
         do {
@@ -58,6 +62,7 @@ extension PlayCommand {
             throw error
         }
         Console.out(jackStartLine(player, midiSources: midiSources, playback: playback, performance: performance, endFrame: endFrame))
+        try session.session?.opened()
 
         var bufferFrames = player.bufferFrames
         while !signals.raised && !player.isFinished {
@@ -76,6 +81,7 @@ extension PlayCommand {
                     break  // said once, by finish(), as the exit's reason
                 }
             }
+            session.serve(player.rig)
             if player.bufferFrames != bufferFrames {
                 bufferFrames = player.bufferFrames
                 Console.out("JACK buffer size now \(bufferFrames) frames (latency \(Self.milliseconds(bufferFrames, rate: rate)) ms)")

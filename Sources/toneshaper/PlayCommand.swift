@@ -78,21 +78,40 @@ struct PlayCommand: ParsableCommand {
     }
 
     func run() throws {
+        // Under a session manager (NSM_URL), nothing opens before it opens a session (SessionStart).
+        let sessionSignals = SessionStart.wanted ? StopSignals() : nil
+        let session = try sessionSignals.flatMap { try SessionStart.begin(signals: $0) }
+        if let sessionSignals, session == nil { sessionSignals.restore(); return }
+        do {
+            try play(session: session, signals: sessionSignals)
+        } catch {
+            session?.failOpen(error)
+            throw error
+        }
+    }
+
+    func play(session: SessionStart?, signals sessionSignals: StopSignals?) throws {
+        let restored = session?.saved
         // Everything that can be wrong with the command line or its files is found before any device opens.
-        let setup = try instrument.load()
+        let setup = try restored.map { try SessionStart.instrument($0) } ?? instrument.load()
+        let tuningText = try session.map { _ in try restored.map { ($0.scale, $0.keymap) } ?? instrument.tuningText() } ?? (nil, nil)
+        let gain = restored?.gain ?? self.gain
         let fileFormat = try record.map { try AudioFileFormat(path: $0, explicit: format) }
         let performance = try midiIn.map { try Performance.load($0) }
-        if jack.jack { return try runJACK(setup, fileFormat: fileFormat, performance: performance) }
-        let channelFilter = live.channelFilter
+        let channelFilter = restored.map { $0.channelFilter } ?? live.channelFilter
+        let sessionPlay = SessionPlay(session: session, signals: sessionSignals, restored: restored, tuningText: tuningText, gain: gain,
+                                      voices: restored?.voices ?? instrument.voices, channelFilter: channelFilter,
+                                      ignoresProgramChanges: setup.ignoresProgramChanges)
+        if jack.jack { return try runJACK(setup, fileFormat: fileFormat, performance: performance, session: sessionPlay) }
 
         // The sequencer first: without /dev/snd/seq that is the error a keyboard player needs to see.
-        let sequencer = performance == nil ? try live.openSequencer() : nil
+        let sequencer = performance == nil ? try live.openSequencer(name: sessionPlay.clientName("ToneShaper"), channel: channelFilter) : nil
         let pcm = try live.openPCM()
         let sampleRate = Double(pcm.sampleRate)
         let performed = performance?.timedMessages(sampleRate: sampleRate)
         setup.noteSilentKeys(sampleRate: sampleRate, messages: performed)
 
-        var config = setup.configuration(sampleRate: sampleRate, voices: instrument.voices, masterGain: pow(10, gain / 20),
+        var config = setup.configuration(sampleRate: sampleRate, voices: sessionPlay.voices, masterGain: pow(10, gain / 20),
                                          threads: threads)
         // The helper renders inside the audio thread's period: it gets the audio thread's priority.
         if live.realtime { config.helperPriority = AudioThread.defaultPriority }
@@ -112,17 +131,22 @@ struct PlayCommand: ParsableCommand {
         }
         let player = ALSAPlayer(engine: engine, pcm: pcm, source: source, recorder: recorder,
                                 recordMIDI: recordMIDI != nil, channelFilter: channelFilter,
-                                ignoresProgramChanges: setup.ignoresProgramChanges, realtime: live.realtime)
+                                ignoresProgramChanges: setup.ignoresProgramChanges, realtime: live.realtime,
+                                mirrorsControls: sessionPlay.mirrorsControls)
+        // A restored session's controls, as last set, before anything plays.
+        sessionPlay.restore(into: player.rig)
 
-        let signals = StopSignals()
+        let signals = sessionSignals ?? StopSignals()
         defer { signals.restore() }
         try player.start()
         if let warning = player.realtimeWarning { Console.error(warning) }
         Console.out(startLine(pcm: pcm, sequencer: sequencer, performance: performance, endFrame: endFrame))
+        try session?.opened()
 
         while !signals.raised && !player.isFinished {
             usleep(10_000)
             for notice in player.poll() { report(notice, player: player, sampleRate: sampleRate) }
+            sessionPlay.serve(player.rig)
         }
         let summary = player.stop()
         sequencer?.close()
