@@ -267,6 +267,11 @@ struct InstrumentStateTests {
         #expect(refusal(Array(manyControls.utf8))?.contains("more than the 4768 settings") == true)
         let noteControl = text.replacingOccurrences(of: "\"controls\" : [", with: "\"controls\" : [{\"channel\": 1, \"note\": 60},")
         #expect(refusal(Array(noteControl.utf8))?.contains("is not one setting") == true)
+        // A string where a number belongs is quoted on one line, cut short (the fuzzer's first find).
+        let longText = text.replacingOccurrences(of: "\"voices\" : 16", with: "\"voices\" : \"cc 7 volume 0 1\\n\(String(repeating: "x", count: 5000))\"")
+        let quoted = refusal(Array(longText.utf8))
+        #expect(quoted?.contains("field 'voices' = 'cc 7 volume 0 1\\nxxx") == true, "\(quoted ?? "")")
+        #expect(quoted.map { !$0.contains("\n") && $0.count <= 401 } == true)
     }
 
     @Test("two thousand randomly damaged states are each refused in one line or read whole and playable")

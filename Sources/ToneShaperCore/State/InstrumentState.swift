@@ -382,7 +382,26 @@ public struct InstrumentState: Sendable {
 /// A state that cannot be read or written: one line naming the file, the field and the value.
 public struct StateError: Error, CustomStringConvertible, Equatable {
     public let description: String
-    public init(_ description: String) { self.description = description }
+
+    /// Control characters in a value quoted from the state (a string with line breaks) are written
+    /// as escapes, and a long one is cut: the line stays one line, of a readable length.
+    public init(_ description: String) {
+        var line = ""
+        for scalar in description.unicodeScalars {
+            switch scalar {
+            case "\n": line += "\\n"
+            case "\r": line += "\\r"
+            case "\t": line += "\\t"
+            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar == "\u{2028}" || scalar == "\u{2029}":
+                line += "\\u{\(String(scalar.value, radix: 16))}"
+            default: line.unicodeScalars.append(scalar)
+            }
+            if line.count > Self.maximumLength { line = String(line.prefix(Self.maximumLength)) + "…"; break }
+        }
+        self.description = line
+    }
+
+    static let maximumLength = 400
 }
 
 extension Engine {
