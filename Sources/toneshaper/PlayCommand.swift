@@ -37,6 +37,11 @@ struct PlayCommand: ParsableCommand {
             --connect "a2j:.*Keystation"); the outputs go to the first two physical playback ports, \
             or to --output PORT (repeatable), or nowhere with --no-auto-connect. Each MIDI event \
             sounds at its own frame in the cycle it arrives in: latency is one JACK period.
+
+            Under a New Session Manager (RaySession, Agordejo, nsmd: NSM_URL is set) it waits for \
+            the session to open, names its JACK or sequencer client with the session's client id, \
+            starts from the state the session saved (state.json in the session's folder) and saves \
+            it there when the session does.
             """)
 
     @OptionGroup var live: LiveDeviceOptions
