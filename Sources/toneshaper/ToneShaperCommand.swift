@@ -19,13 +19,17 @@ struct ToneShaperCommand: ParsableCommand {
 
     /// Runs a subcommand and reports any failure as one line: "toneshaper: what went wrong".
     static func main() {
+        // A session manager that starts its clients by name alone (nsmd, Agordejo) gives no
+        // arguments: under one (NSM_URL), that is the instrument on JACK, as its other clients are.
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.isEmpty && SessionStart.wanted { arguments = ["play", "--jack"] }
         // The commands that make sound need the band-limited tables (a few ms of work): they are
         // built on a thread of their own from the start, while the arguments, presets and files are read.
-        if let command = CommandLine.arguments.dropFirst().first, soundingCommands.contains(command) {
+        if let command = arguments.first, soundingCommands.contains(command) {
             BandLimitedTables.buildInBackground()
         }
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(arguments)
             try command.run()
         } catch {
             let code = exitCode(for: error)

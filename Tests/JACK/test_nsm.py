@@ -200,3 +200,19 @@ def test_a_refused_announce_or_sigterm_before_open_ends_it_cleanly(jack_server, 
     code, out, err = waiting.stop(signal.SIGTERM)
     assert code == 0, err
     assert not (tmp_path / "x.wav").exists()
+
+
+def test_started_by_name_alone_as_nsmd_does_it_plays_on_jack(jack_server, run_toneshaper, tmp_path):
+    session = tmp_path / "session" / CLIENT_ID
+    nsm = FakeSessionManager()
+    program = run_toneshaper([], dict(jack_server.env, NSM_URL=nsm.url))
+    open_session(nsm, program, session)
+    nsm.send("/nsm/client/open", str(session), "ToneShaper", CLIENT_ID)
+    assert nsm.wait("/reply") == ["/nsm/client/open", f"new session in {session}"]
+    program.wait_for(FIRST_CYCLE)
+    probe = jack_server.client("probe")
+    assert sorted(p.name for p in probe.get_ports(f"{CLIENT_ID}:")) == [
+        f"{CLIENT_ID}:midi_in", f"{CLIENT_ID}:out_left", f"{CLIENT_ID}:out_right"]
+    probe.close()
+    code, out, err = program.stop(signal.SIGTERM)
+    assert code == 0, err
