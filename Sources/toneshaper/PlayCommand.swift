@@ -327,6 +327,9 @@ enum Performance {
 /// The signals are ignored at the process level and delivered to dispatch sources, whose handlers
 /// run on an ordinary queue and only set an atomic flag: nothing async-signal-unsafe runs in a
 /// signal context, and the main thread does the orderly shutdown (MIDI, audio, recorder, files).
+/// They are blocked first (and so in every thread started after): a blocked signal waits for the
+/// source, where an ignored one arriving before the source is armed (a session manager's SIGTERM
+/// right after the announce) would be dropped.
 final class StopSignals: @unchecked Sendable {
     private let flag = Atomic<Bool>(false)
     private let numbers: [Int32]
@@ -334,6 +337,7 @@ final class StopSignals: @unchecked Sendable {
 
     init(_ numbers: [Int32] = [SIGINT, SIGTERM]) {
         self.numbers = numbers
+        Self.mask(numbers, SIG_BLOCK)
         for number in numbers {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
@@ -350,6 +354,14 @@ final class StopSignals: @unchecked Sendable {
         for source in sources { source.cancel() }
         sources.removeAll()
         for number in numbers { signal(number, SIG_DFL) }
+        Self.mask(numbers, SIG_UNBLOCK)
+    }
+
+    private static func mask(_ numbers: [Int32], _ how: Int32) {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for number in numbers { sigaddset(&set, number) }
+        pthread_sigmask(how, &set, nil)
     }
 }
 

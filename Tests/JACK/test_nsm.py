@@ -10,6 +10,7 @@ known, as in test_jack_play.py).
 
 import json
 import signal
+import subprocess
 import time
 
 import liblo
@@ -61,6 +62,19 @@ class FakeSessionManager:
 
 
 CLIENT_ID = "ToneShaper.nTEST"
+
+
+def stop_within(program, sig=signal.SIGTERM, seconds=20):
+    """Sends `sig` (a session manager stops its clients with SIGTERM) and expects an exit within
+    `seconds`: (exit code, stdout, stderr)."""
+    if sig is not None:
+        program.process.send_signal(sig)
+    try:
+        program.process.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        program.process.kill()
+        raise AssertionError(f"still running {seconds} s after {sig}")
+    return program.stop(sig=None)
 
 
 def cc(controller, value, channel=0):
@@ -115,7 +129,7 @@ def play(nsm, jack_server, frame_player, run_toneshaper, tmp_path, session, play
     nsm.send("/nsm/client/save")
     assert nsm.wait("/reply") == ["/nsm/client/save", f"saved {session}/state.json"]
     saved = json.loads((session / "state.json").read_text())
-    code, out, err = program.stop(signal.SIGTERM)
+    code, out, err = stop_within(program)
     assert code == 0, err
     assert "stopped after" in out
     note = start + NOTE[0][0]
@@ -177,7 +191,7 @@ def test_a_state_that_cannot_be_read_is_an_error_to_the_session_and_left_as_it_i
     error = nsm.wait("/error")
     assert error[:2] == ["/nsm/client/open", -9]
     assert error[2].startswith(f"{session}/state.json: ")
-    code, out, err = program.stop(sig=None)
+    code, out, err = stop_within(program, sig=None)
     assert code != 0
     assert err.strip().splitlines()[-1] == f"toneshaper: {error[2]}"
     assert (session / "state.json").read_bytes() == broken
@@ -191,13 +205,13 @@ def test_a_refused_announce_or_sigterm_before_open_ends_it_cleanly(jack_server, 
     program = run_toneshaper(["play", "--jack"], dict(jack_server.env, NSM_URL=nsm.url))
     nsm.wait("/nsm/server/announce")
     nsm.send("/error", "/nsm/server/announce", -2, "incompatible API")
-    code, out, err = program.stop(sig=None)
+    code, out, err = stop_within(program, sig=None)
     assert code != 0
     assert err.strip().splitlines()[-1] == f"toneshaper: the session manager at {nsm.url} refused us (-2): incompatible API"
 
     waiting = run_toneshaper(["play", "--jack", "--record", str(tmp_path / "x.wav")], dict(jack_server.env, NSM_URL=nsm.url))
     nsm.wait("/nsm/server/announce")
-    code, out, err = waiting.stop(signal.SIGTERM)
+    code, out, err = stop_within(waiting)
     assert code == 0, err
     assert not (tmp_path / "x.wav").exists()
 
@@ -214,5 +228,5 @@ def test_started_by_name_alone_as_nsmd_does_it_plays_on_jack(jack_server, run_to
     assert sorted(p.name for p in probe.get_ports(f"{CLIENT_ID}:")) == [
         f"{CLIENT_ID}:midi_in", f"{CLIENT_ID}:out_left", f"{CLIENT_ID}:out_right"]
     probe.close()
-    code, out, err = program.stop(signal.SIGTERM)
+    code, out, err = stop_within(program)
     assert code == 0, err
