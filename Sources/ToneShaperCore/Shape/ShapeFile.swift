@@ -93,14 +93,16 @@ public enum ShapeFile {
             throw ShapeError(file: file, field: "(file)", value: "", reason: "\(error)")
         }
         try refuseNulls(data, file: file)
-        return try shape(from: doc, file: file, fallbackName: fallbackName)
+        return try shape(from: doc, file: file, fallbackName: fallbackName, data: data)
     }
 
     /// The shape a decoded document describes, validated; errors name `file` and the field (with
-    /// `fieldPrefix` before it, for a shape inside another document: "shapes[2].").
-    static func shape(from doc: Document, file: String?, fallbackName: String, fieldPrefix: String = "") throws(ShapeError) -> Shape {
+    /// `fieldPrefix` before it, for a shape inside another document: "shapes[2]."). `data` is the
+    /// JSON it was decoded from, the shape at `dataPath` in it, for quoting a wrong point as written.
+    static func shape(from doc: Document, file: String?, fallbackName: String, fieldPrefix: String = "",
+                      data: Data, dataPath: [String] = []) throws(ShapeError) -> Shape {
         do {
-            return try build(from: doc, file: file, fallbackName: fallbackName)
+            return try build(from: doc, file: file, fallbackName: fallbackName, data: data, dataPath: dataPath)
         } catch {
             var e = error
             if !fieldPrefix.isEmpty && e.field != "(file)" { e.field = fieldPrefix + e.field }
@@ -108,7 +110,8 @@ public enum ShapeFile {
         }
     }
 
-    private static func build(from doc: Document, file: String?, fallbackName: String) throws(ShapeError) -> Shape {
+    private static func build(from doc: Document, file: String?, fallbackName: String, data: Data,
+                              dataPath: [String]) throws(ShapeError) -> Shape {
         func missing(_ field: String) -> ShapeError {
             ShapeError(file: file, field: field, value: "(missing)", reason: "is required")
         }
@@ -116,7 +119,7 @@ public enum ShapeFile {
         guard let rawPoints = doc.points else { throw missing("points") }
         var points: [Shape.Point] = []
         for (i, raw) in rawPoints.enumerated() {
-            points.append(try point(raw.elements, index: i, file: file, data: data))
+            points.append(try point(raw.elements, index: i, file: file, data: data, dataPath: dataPath))
         }
         func integer(_ value: Double?, _ field: String, default fallback: Int) throws(ShapeError) -> Int {
             guard let value else { return fallback }
@@ -194,8 +197,9 @@ public enum ShapeFile {
 
     /// Point `index` from its elements: `[time, frequency]` or `[time, frequency, "kind"]`; a wrong
     /// element is named by its place (`points[3][2]`) and its value as written.
-    static func point(_ e: [PointDocument.Element], index i: Int, file: String?, data: Data) throws(ShapeError) -> Shape.Point {
-        func written(_ keys: [Int]) -> String { jsonText(data, ["points", "\(i)"] + keys.map { "\($0)" }) }
+    static func point(_ e: [PointDocument.Element], index i: Int, file: String?, data: Data,
+                      dataPath: [String] = []) throws(ShapeError) -> Shape.Point {
+        func written(_ keys: [Int]) -> String { jsonText(data, dataPath + ["points", "\(i)"] + keys.map { "\($0)" }) }
         guard e.count == 2 || e.count == 3 else {
             throw ShapeError(file: file, field: "points[\(i)]", value: written([]),
                              reason: "must be [time, frequency] or [time, frequency, \"kind\"]")

@@ -209,7 +209,8 @@ public struct InstrumentState: Sendable {
         for (i, shapeDoc) in shapeDocs.enumerated() {
             do {
                 if i < shapeObjects.count { try ShapeFile.refuseNulls(shapeObjects[i], file: nil, fieldPrefix: "shapes[\(i)].") }
-                shapes.append(try ShapeFile.shape(from: shapeDoc, file: nil, fallbackName: "shape \(i)", fieldPrefix: "shapes[\(i)]."))
+                shapes.append(try ShapeFile.shape(from: shapeDoc, file: nil, fallbackName: "shape \(i)", fieldPrefix: "shapes[\(i)].",
+                                                  data: data, dataPath: ["shapes", "\(i)"]))
             } catch {
                 throw StateError("\(file): \(error.description)")
             }
