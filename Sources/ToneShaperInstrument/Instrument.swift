@@ -49,14 +49,31 @@ public final class Instrument {
 
     /// An instrument on `library`'s shapes (every channel starts on the first, as `render` does
     /// without --preset or --presets), one render thread, `voices` voices.
-    public init(library: PresetLibrary, sampleRate: Double, voices: Int = 32, tuning: Tuning = .equal,
-                chunkFrames: Int = 1024) {
+    public convenience init(library: PresetLibrary, sampleRate: Double, voices: Int = 32, chunkFrames: Int = 1024) {
         var config = EngineConfiguration(sampleRate: sampleRate, voices: voices)
         config.masterGain = Self.masterGain
-        config.tuning = tuning
         config.threads = 1
+        self.init(engine: Engine(library: library, configuration: config), listing: library, chunkFrames: chunkFrames)
+    }
+
+    /// An instrument restored from `state` (InstrumentState's bytes): the shapes it names, by
+    /// content, placed after `library`'s (whose listed shapes the shape menu still offers), its map,
+    /// tuning, gain and voices, its controls as they were. A fault is one line naming the field.
+    public convenience init(state bytes: [UInt8], library: PresetLibrary, sampleRate: Double,
+                            chunkFrames: Int = 1024) throws(StateError) {
+        let state = try InstrumentState(bytes: bytes)
+        let placement = state.placed(onto: library)
+        let engine = Engine(library: placement.library, configuration: state.configuration(placement, sampleRate: sampleRate),
+                            controllerMap: state.controllerMap)
+        engine.restore(state.controls)
+        self.init(engine: engine, listing: placement.library, chunkFrames: chunkFrames)
+        restored = state
+    }
+
+    /// `engine` behind the front door; the shape menu lists `listing`'s listed shapes.
+    init(engine: Engine, listing library: PresetLibrary, chunkFrames: Int) {
         self.library = library
-        engine = Engine(library: library, configuration: config)
+        self.engine = engine
         self.chunkFrames = max(8, chunkFrames)
         interleaved = .allocate(capacity: 2 * self.chunkFrames)
         interleaved.initialize(repeating: 0, count: 2 * self.chunkFrames)
@@ -77,7 +94,47 @@ public final class Instrument {
         }
     }
 
+    /// The state this instrument was restored from (its tuning's text, map text and gain are kept).
+    var restored: InstrumentState?
+    /// The shape last chosen with a `.shape` event (−1: none), for the state: written on the audio
+    /// thread, read by `state()` on another (a word, written whole).
+    let chosenShape: UnsafeMutablePointer<Int> = {
+        let p = UnsafeMutablePointer<Int>.allocate(capacity: 1)
+        p.initialize(to: -1)
+        return p
+    }()
+
+    /// The instrument as InstrumentState's bytes: the shapes its channels start on now by content
+    /// (the one last chosen, else those it started on), the map, the tuning, gain and voices. Not
+    /// for the audio thread (it allocates); it reads nothing `process` writes but one word.
+    public func state() throws(StateError) -> [UInt8] {
+        let config = engine.configuration
+        let chosen = chosenShape.pointee
+        var shapes: [Shape] = []
+        var placed: [Int: Int] = [:]
+        func place(_ index: Int) -> Int {
+            if let i = placed[index] { return i }
+            shapes.append(library.shapes[index])
+            placed[index] = shapes.count - 1
+            return shapes.count - 1
+        }
+        let channels = (0..<16).map { p in
+            place(chosen >= 0 ? chosen : min(max(p < config.channelPresets.count ? config.channelPresets[p] : 0, 0), library.shapes.count - 1))
+        }
+        var programs: [Int: Int] = [:]
+        for (program, index) in config.programPresets where (0..<128).contains(program) && library.shapes.indices.contains(index) {
+            programs[program] = place(index)
+        }
+        let state = try InstrumentState(shapes: shapes, channelPresets: channels, programPresets: programs,
+                                        mapText: ControllerMapFile.text(engine.controllerMap),
+                                        scale: restored?.scale, keymap: restored?.keymap, mpe: config.mpe,
+                                        gain: restored?.gain ?? Self.gainDecibels, voices: config.voices,
+                                        controls: restored?.controls ?? [])
+        return try state.encoded()
+    }
+
     deinit {
+        chosenShape.deallocate()
         interleaved.deallocate(); engineEvents.deallocate(); shapePrograms.deallocate()
         parameters.deallocate(); parameterRanges.deallocate()
     }
@@ -133,6 +190,7 @@ public final class Instrument {
             return 16
         case .shape(let index):
             guard index >= 0 && index < shapeCount, shapePrograms[index] >= 0 else { return 0 }
+            chosenShape.pointee = index
             for channel in 0..<16 {
                 (out + channel).initialize(to: EngineEvent(offset: offset, .programChange(channel: UInt8(channel),
                                                                                           program: UInt8(shapePrograms[index]))))

@@ -90,6 +90,7 @@ public enum LV2Turtle {
             @prefix pprops: <http://lv2plug.in/ns/ext/port-props#> .
             @prefix rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#> .
             @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+            @prefix state: <http://lv2plug.in/ns/ext/state#> .
             @prefix units: <http://lv2plug.in/ns/extensions/units#> .
             @prefix urid: <http://lv2plug.in/ns/ext/urid#> .
 
@@ -100,6 +101,7 @@ public enum LV2Turtle {
                 rdfs:comment "A MIDI instrument that plays drawn frequency curves (tone shapes)." ;
                 lv2:requiredFeature urid:map ;
                 lv2:optionalFeature lv2:hardRTCapable ;
+                lv2:extensionData state:interface ;
                 lv2:port
             \(ports.joined(separator: " ,\n")) .
 

@@ -10,8 +10,13 @@ import ToneShaperInstrument
 /// `InstrumentParameter.table`. A control is applied when its value changes, at the block's first
 /// frame, as a knob's controller would be: an unmoved control leaves each preset's own setting.
 final class Plugin {
-    let instrument: Instrument
+    /// Replaced only by a state restore, which LV2 never runs beside `run`.
+    var instrument: Instrument
+    /// The bundle's shapes, which a restored state's shapes are placed after.
+    let library: PresetLibrary
+    let sampleRate: Double
     let midiEventType: LV2_URID
+    let urids: StateURIDs
     var midiIn: UnsafePointer<LV2_Atom_Sequence>?
     var left: UnsafeMutablePointer<Float>?
     var right: UnsafeMutablePointer<Float>?
@@ -23,9 +28,12 @@ final class Plugin {
     let events: UnsafeMutablePointer<InstrumentEvent>
     static let eventCapacity = 2048
 
-    init(instrument: Instrument, midiEventType: LV2_URID) {
-        self.instrument = instrument
+    init(library: PresetLibrary, sampleRate: Double, midiEventType: LV2_URID, urids: StateURIDs) {
+        self.instrument = Instrument(library: library, sampleRate: sampleRate)
+        self.library = library
+        self.sampleRate = sampleRate
         self.midiEventType = midiEventType
+        self.urids = urids
         let table = InstrumentParameter.table
         controlCount = 1 + table.count
         controls = .allocate(capacity: controlCount)
@@ -127,8 +135,10 @@ func instantiate(rate: Double, bundle: UnsafePointer<CChar>?,
         say("\(error)")
         return nil
     }
-    let midi = map.pointee.map(map.pointee.handle, midiEventURI)
-    let instance = Plugin(instrument: Instrument(library: library, sampleRate: rate), midiEventType: midi)
+    func urid(_ uri: String) -> LV2_URID { map.pointee.map(map.pointee.handle, uri) }
+    let instance = Plugin(library: library, sampleRate: rate, midiEventType: urid(midiEventURI),
+                          urids: StateURIDs(instrument: urid(stateKeyURI), shape: urid(shapeKeyURI),
+                                            string: urid(atomStringURI), int: urid(atomIntURI)))
     return Unmanaged.passRetained(instance).toOpaque()
 }
 
@@ -140,9 +150,76 @@ nonisolated(unsafe) var descriptor = LV2_Descriptor(
     run: { handle, frames in plugin(handle).run(Int(frames)) },
     deactivate: nil,
     cleanup: { handle in Unmanaged<Plugin>.fromOpaque(handle!).release() },
-    extension_data: { _ in nil })
+    extension_data: { uri in
+        guard let uri, strcmp(uri, stateInterfaceURI) == 0 else { return nil }
+        return withUnsafePointer(to: &stateInterface) { UnsafeRawPointer($0) }
+    })
 
 /// The library's one exported symbol (the version script hides everything else).
 @_cdecl("lv2_descriptor") public func lv2Descriptor(_ index: UInt32) -> UnsafePointer<LV2_Descriptor>? {
     index == 0 ? withUnsafePointer(to: &descriptor) { $0 } : nil
 }
+
+// MARK: - State
+
+let stateInterfaceURI = "http://lv2plug.in/ns/ext/state#interface"
+let stateKeyURI = "urn:toneshaper:lv2:state#instrument"
+let shapeKeyURI = "urn:toneshaper:lv2:state#shape-port"
+let atomStringURI = "http://lv2plug.in/ns/ext/atom#String"
+let atomIntURI = "http://lv2plug.in/ns/ext/atom#Int"
+
+struct StateURIDs {
+    let instrument: LV2_URID, shape: LV2_URID, string: LV2_URID, int: LV2_URID
+}
+
+extension Plugin {
+    /// The whole instrument (InstrumentState's JSON, as an atom:String: readable in a session
+    /// file) and the shape menu's value it was saved with. The host keeps the ports' values itself.
+    func save(_ store: LV2_State_Store_Function, _ handle: LV2_State_Handle?) -> LV2_State_Status {
+        let bytes: [UInt8]
+        do { bytes = try instrument.state() } catch {
+            say("the state cannot be saved: \(error)")
+            return LV2_STATE_ERR_UNKNOWN
+        }
+        let flags = UInt32(LV2_STATE_IS_POD.rawValue | LV2_STATE_IS_PORTABLE.rawValue)
+        var text = bytes
+        text.append(0)
+        var status = text.withUnsafeBytes { store(handle, urids.instrument, $0.baseAddress, $0.count, urids.string, flags) }
+        guard status == LV2_STATE_SUCCESS else { return status }
+        var shape = Int32(applied[0].rounded())
+        status = store(handle, urids.shape, &shape, MemoryLayout<Int32>.size, urids.int, flags)
+        return status
+    }
+
+    /// A new instrument from the saved state (shapes by content: the same sound on a machine whose
+    /// bundle has other shapes). The shape menu's saved value counts as applied, so the host's
+    /// restoring the port does not choose that menu entry of this machine's bundle over the state's.
+    func restore(_ retrieve: LV2_State_Retrieve_Function, _ handle: LV2_State_Handle?) -> LV2_State_Status {
+        var size = 0, type: UInt32 = 0, flags: UInt32 = 0
+        guard let value = retrieve(handle, urids.instrument, &size, &type, &flags) else { return LV2_STATE_ERR_NO_PROPERTY }
+        guard type == urids.string, size >= 1, size <= InstrumentState.maximumBytes + 1 else { return LV2_STATE_ERR_BAD_TYPE }
+        let bytes = [UInt8](UnsafeRawBufferPointer(start: value, count: size - 1))
+        do {
+            instrument = try Instrument(state: bytes, library: library, sampleRate: sampleRate)
+        } catch {
+            say("the saved state cannot be restored: \(error)")
+            return LV2_STATE_ERR_UNKNOWN
+        }
+        for row in InstrumentParameter.table { applied[1 + row.id] = Float(row.defaultValue) }
+        applied[0] = 0
+        if let shape = retrieve(handle, urids.shape, &size, &type, &flags), type == urids.int, size == MemoryLayout<Int32>.size {
+            applied[0] = Float(shape.loadUnaligned(as: Int32.self))
+        }
+        return LV2_STATE_SUCCESS
+    }
+}
+
+nonisolated(unsafe) var stateInterface = LV2_State_Interface(
+    save: { handle, store, storeHandle, _, _ in
+        guard let store else { return LV2_STATE_ERR_UNKNOWN }
+        return plugin(handle).save(store, storeHandle)
+    },
+    restore: { handle, retrieve, retrieveHandle, _, _ in
+        guard let retrieve else { return LV2_STATE_ERR_UNKNOWN }
+        return plugin(handle).restore(retrieve, retrieveHandle)
+    })

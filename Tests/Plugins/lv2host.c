@@ -4,11 +4,16 @@
    that starts at a frame, and writes instance 0's output as a 32-bit float WAV. Every instance
    must produce the same samples: the first difference is reported and the exit status is 1.
 
-   Usage: lv2host BUNDLE_DIR PLUGIN_URI EVENTS FRAMES BLOCK OUT.wav [-n INSTANCES] [-s FRAME SYMBOL VALUE]... */
+   --save FILE writes instance 0's state (lilv: its ports and the plugin's state:interface) after the
+   last block; --restore FILE restores every instance from such a file before the first block.
+
+   Usage: lv2host BUNDLE_DIR PLUGIN_URI EVENTS FRAMES BLOCK OUT.wav [-n INSTANCES] [-s FRAME SYMBOL VALUE]...
+                  [--save FILE] [--restore FILE] */
 #include <lilv/lilv.h>
 #include <lv2/atom/atom.h>
 #include <lv2/atom/util.h>
 #include <lv2/midi/midi.h>
+#include <lv2/state/state.h>
 #include <lv2/urid/urid.h>
 #include <sndfile.h>
 #include <stdio.h>
@@ -33,6 +38,36 @@ static LV2_URID map_uri(LV2_URID_Map_Handle handle, const char *uri) {
   return (LV2_URID)++nuris;
 }
 
+static const char *unmap_urid(LV2_URID_Unmap_Handle handle, LV2_URID urid) {
+  (void)handle;
+  return urid >= 1 && (int)urid <= nuris ? uris[urid - 1] : NULL;
+}
+
+/* Control port values for lilv's state calls: the instance's own control array. */
+typedef struct { const LilvPlugin *plugin; LilvWorld *world; float *controls; LV2_URID float_type; } PortContext;
+
+static const void *get_port_value(const char *symbol, void *data, uint32_t *size, uint32_t *type) {
+  PortContext *c = data;
+  LilvNode *sym = lilv_new_string(c->world, symbol);
+  const LilvPort *port = lilv_plugin_get_port_by_symbol(c->plugin, sym);
+  lilv_node_free(sym);
+  LilvNode *control = lilv_new_uri(c->world, LV2_CORE__ControlPort), *input = lilv_new_uri(c->world, LV2_CORE__InputPort);
+  int is_control = port && lilv_port_is_a(c->plugin, port, control) && lilv_port_is_a(c->plugin, port, input);
+  lilv_node_free(control); lilv_node_free(input);
+  if (!is_control) { *size = 0; *type = 0; return NULL; }
+  *size = sizeof(float); *type = c->float_type;
+  return &c->controls[lilv_port_get_index(c->plugin, port)];
+}
+
+static void set_port_value(const char *symbol, void *data, const void *value, uint32_t size, uint32_t type) {
+  PortContext *c = data;
+  LilvNode *sym = lilv_new_string(c->world, symbol);
+  const LilvPort *port = lilv_plugin_get_port_by_symbol(c->plugin, sym);
+  lilv_node_free(sym);
+  if (!port || size != sizeof(float) || type != c->float_type) { fprintf(stderr, "lv2host: state sets port %s oddly\n", symbol); exit(2); }
+  memcpy(&c->controls[lilv_port_get_index(c->plugin, port)], value, sizeof(float));
+}
+
 static void fail(const char *what) { fprintf(stderr, "lv2host: %s\n", what); exit(2); }
 
 typedef struct { long frame; uint8_t bytes[3]; } Event;
@@ -43,9 +78,12 @@ int main(int argc, char **argv) {
   const char *bundle = argv[1], *uri = argv[2], *events_path = argv[3], *out_path = argv[6];
   long frames = atol(argv[4]), block = atol(argv[5]);
   int count = 1, nsets = 0;
+  const char *save_path = NULL, *restore_path = NULL;
   Set sets[MAX_SETS];
   for (int a = 7; a < argc; a++) {
     if (!strcmp(argv[a], "-n") && a + 1 < argc) count = atoi(argv[++a]);
+    else if (!strcmp(argv[a], "--save") && a + 1 < argc) save_path = argv[++a];
+    else if (!strcmp(argv[a], "--restore") && a + 1 < argc) restore_path = argv[++a];
     else if (!strcmp(argv[a], "-s") && a + 3 < argc && nsets < MAX_SETS) {
       sets[nsets].frame = atol(argv[a + 1]);
       snprintf(sets[nsets].symbol, sizeof sets[nsets].symbol, "%s", argv[a + 2]);
@@ -81,8 +119,9 @@ int main(int argc, char **argv) {
   const LilvPlugin *plugin = lilv_plugins_get_by_uri(lilv_world_get_all_plugins(world), unode);
   if (!plugin) fail("the bundle has no such plugin");
   LV2_URID_Map map = { NULL, map_uri };
-  LV2_Feature map_feature = { LV2_URID__map, &map };
-  const LV2_Feature *features[] = { &map_feature, NULL };
+  LV2_URID_Unmap unmap = { NULL, unmap_urid };
+  LV2_Feature map_feature = { LV2_URID__map, &map }, unmap_feature = { LV2_URID__unmap, &unmap };
+  const LV2_Feature *features[] = { &map_feature, &unmap_feature, NULL };
   LilvNode *audio = lilv_new_uri(world, LV2_CORE__AudioPort), *control = lilv_new_uri(world, LV2_CORE__ControlPort),
            *atom = lilv_new_uri(world, LV2_ATOM__AtomPort), *output = lilv_new_uri(world, LV2_CORE__OutputPort);
   uint32_t nports = lilv_plugin_get_num_ports(plugin);
@@ -112,6 +151,21 @@ int main(int argc, char **argv) {
     }
     if (nout != 2) fail("the plugin does not have two audio outputs");
     lilv_instance_activate(inst[k]);
+  }
+  PortContext contexts[MAX_INSTANCES];
+  for (int k = 0; k < count; k++)
+    contexts[k] = (PortContext){ plugin, world, controls[k], map_uri(NULL, LV2_ATOM__Float) };
+  if (restore_path) {
+    FILE *rf = fopen(restore_path, "r");
+    if (!rf) fail("cannot open the state to restore");
+    static char text[1 << 23];
+    size_t n = fread(text, 1, sizeof text - 1, rf);
+    fclose(rf);
+    text[n] = 0;
+    LilvState *state = lilv_state_new_from_string(world, &map, text);
+    if (!state) fail("the state file does not read as a state");
+    for (int k = 0; k < count; k++) lilv_state_restore(state, inst[k], set_port_value, &contexts[k], 0, features);
+    lilv_state_free(state);
   }
   uint32_t set_ports[MAX_SETS];
   for (int i = 0; i < nsets; i++) {
@@ -166,6 +220,16 @@ int main(int argc, char **argv) {
     if (sf_writef_float(out, frame_buf, n) != n) fail(sf_strerror(out));
   }
   if (sf_close(out) != 0) fail("closing the output failed");
+  if (save_path) {
+    LilvState *state = lilv_state_new_from_instance(plugin, inst[0], &map, NULL, NULL, NULL, NULL, get_port_value, &contexts[0],
+                                                    LV2_STATE_IS_POD | LV2_STATE_IS_PORTABLE, features);
+    if (!state) fail("the plugin's state could not be taken");
+    char *text = lilv_state_to_string(world, &map, &unmap, state, "urn:toneshaper:test:saved", NULL);
+    FILE *sf = fopen(save_path, "w");
+    if (!text || !sf || fputs(text, sf) < 0 || fclose(sf) != 0) fail("cannot write the state");
+    lilv_free(text);
+    lilv_state_free(state);
+  }
   for (int k = 0; k < count; k++) { lilv_instance_deactivate(inst[k]); lilv_instance_free(inst[k]); }
   lilv_world_free(world);
   return status;

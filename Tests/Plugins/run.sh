@@ -5,7 +5,8 @@
 # it with every event at its frame. Its output must equal `toneshaper render` of the same file at
 # the same rate and gain (48 kHz, the default -6 dB) sample for sample, in host blocks of 32, 256
 # and 1024 frames and with 16 instances at once; a control moved at a frame changes the output
-# from that frame and not before. Then a smoke run in a real host: jalv on a dummy JACK server of
+# from that frame and not before; a state saved in one process and restored in another, on a
+# bundle whose shape of that name differs, plays the same. Then a smoke run in a real host: jalv on a dummy JACK server of
 # the test's own, MIDI from jack_midiseq, 2 s recorded with jack_rec must not be silent.
 #
 # Usage: bash Tests/Plugins/run.sh   (after `swift build` or `swift test`: it renders the reference
@@ -83,12 +84,25 @@ check "the volume control moved at frame 96000 changes the output from frame 960
 /usr/bin/python3 -c 'import sys; track = bytes([0, 0x93, 60, 100, 0x83, 0x60, 0x83, 60, 0, 0, 0xFF, 0x2F, 0]);
 sys.stdout.buffer.write(b"MThd" + bytes([0, 0, 0, 6, 0, 0, 0, 1, 1, 0xE0]) + b"MTrk" + len(track).to_bytes(4, "big") + track)' >"$work/note.mid"
 "$bin" render "$work/note.mid" --preset glide-bass -o "$work/glide-bass.wav" --format wav32f >/dev/null
+python3 Tests/Plugins/midi_events.py "$work/note.mid" 48000 >"$work/note.events"
+note_frames=$(/usr/bin/python3 -c 'import soundfile, sys; print(soundfile.info(sys.argv[1]).frames)' "$work/glide-bass.wav")
+note() { local bundle="$1"; shift; "$work/lv2host" "$bundle" "$uri" "$work/note.events" "$note_frames" 256 "$@"; }
 check "the shape menu set to glide-bass (8) plays what render --preset glide-bass plays" \
-  bash -c "python3 Tests/Plugins/midi_events.py '$work/note.mid' 48000 >'$work/note.events' &&
-           '$work/lv2host' '$bundles/toneshaper.lv2' '$uri' '$work/note.events' \
-             \$(/usr/bin/python3 -c 'import soundfile, sys; print(soundfile.info(sys.argv[1]).frames)' '$work/glide-bass.wav') \
-             256 '$work/shape.wav' -s 0 shape 8 &&
-           compare() { /usr/bin/python3 Tests/Plugins/compare.py \"\$@\"; } && compare '$work/shape.wav' '$work/glide-bass.wav'"
+  bash -c "$(declare -f note compare); work='$work' uri='$uri' note_frames='$note_frames';
+           note '$bundles/toneshaper.lv2' '$work/shape.wav' -s 0 shape 8 --save '$work/state.ttl' &&
+           compare '$work/shape.wav' '$work/glide-bass.wav'"
+# Another machine's bundle, whose glide-bass is three times slower: the state carries the shape itself.
+elsewhere="$work/elsewhere/toneshaper.lv2"
+bash packaging/lv2/assemble.sh "$so" "$elsewhere"
+/usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["duration"] *= 3; json.dump(d, open(sys.argv[1], "w"))' \
+  "$elsewhere/Presets/08-glide-bass.json"
+check "that bundle's own glide-bass sounds different (so the next check proves something)" \
+  bash -c "$(declare -f note compare); work='$work' uri='$uri' note_frames='$note_frames';
+           note '$elsewhere' '$work/there.wav' -s 0 shape 8 && ! compare '$work/there.wav' '$work/shape.wav'"
+check "the state saved by one process, restored into a new instance in another on that bundle, plays the same" \
+  bash -c "$(declare -f note compare); work='$work' uri='$uri' note_frames='$note_frames';
+           grep -q 'glide-bass' '$work/state.ttl' && note '$elsewhere' '$work/restored.wav' --restore '$work/state.ttl' &&
+           compare '$work/restored.wav' '$work/shape.wav'"
 check "hosts list the shipped shapes as the plugin's presets (lv2info: one per Presets/*.json, glide-bass among them)" \
   bash -c "LV2_PATH='$bundles' lv2info '$uri' | awk '/^\tPresets:/ { on = 1; next } on && NF == 0 { exit } on { print \$1 }' >'$work/presets.txt' &&
            [ \$(wc -l <'$work/presets.txt') -eq $(ls Presets/*.json | wc -l) ] && grep -qx glide-bass '$work/presets.txt'"

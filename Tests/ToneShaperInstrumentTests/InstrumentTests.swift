@@ -148,3 +148,49 @@ struct InstrumentTests {
         #expect(table.first { $0.parameter == .waveType }?.choices.count == WaveType.count)
     }
 }
+
+@Suite("The instrument's state as bytes")
+struct InstrumentStateTests {
+    /// One note on channel 4, played through `instrument` in blocks of 256; L, R interleaved.
+    static func note(_ instrument: Instrument, first: [InstrumentEvent] = []) -> [Float] {
+        var out: [Float] = []
+        var left = [Float](repeating: 0, count: 256), right = left
+        for block in 0..<40 {
+            var events = block == 0 ? first : []
+            if block == 0 { events.append(InstrumentEvent(frame: 5, .midi(0x93, 60, 100))) }
+            if block == 30 { events.append(InstrumentEvent(frame: 0, .midi(0x83, 60, 0))) }
+            events.withUnsafeBufferPointer { ev in
+                instrument.process(frames: 256, events: ev, left: &left, right: &right)
+            }
+            for i in 0..<256 { out.append(left[i]); out.append(right[i]) }
+        }
+        return out
+    }
+
+    @Test("restored where the bundle's shape of that name and index differs, it plays the shape it was saved with")
+    func restoredElsewhere() throws {
+        let glideBass = try #require(Fixtures.library.index(named: "glide-bass"))
+        let saved = Instrument(library: Fixtures.library, sampleRate: InstrumentTests.rate)
+        let played = Self.note(saved, first: [InstrumentEvent(frame: 0, .shape(glideBass))])
+        let bytes = try saved.state()
+
+        var shapes = Fixtures.library.shapes
+        shapes[glideBass].duration *= 3  // another machine's glide-bass
+        let elsewhere = try PresetLibrary(shapes: shapes)
+        let restored = try Instrument(state: bytes, library: elsewhere, sampleRate: InstrumentTests.rate)
+        #expect(InstrumentTests.firstDifference(Self.note(restored), played) == nil)
+        // and that machine's own glide-bass does sound different
+        let chosenThere = Self.note(Instrument(library: elsewhere, sampleRate: InstrumentTests.rate),
+                                    first: [InstrumentEvent(frame: 0, .shape(glideBass))])
+        #expect(InstrumentTests.firstDifference(chosenThere, played) != nil)
+        #expect(played.contains { abs($0) > 0.01 })
+    }
+
+    @Test("a state that is not one is refused in one line, and a restored instrument saves the same bytes again")
+    func refusedAndStable() throws {
+        #expect(throws: StateError.self) { try Instrument(state: Array("{\"format\": 1}".utf8), library: Fixtures.library, sampleRate: 48_000) }
+        let bytes = try Instrument(library: Fixtures.library, sampleRate: 48_000).state()
+        let again = try Instrument(state: bytes, library: Fixtures.library, sampleRate: 48_000).state()
+        #expect(again == bytes)
+    }
+}
