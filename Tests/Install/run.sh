@@ -151,11 +151,13 @@ complete_words() {  # complete_words WORD...: what bash offers for the last word
     _ "$prefix/share/bash-completion/completions/toneshaper" "$@"
 }
 export PATH="$prefix/bin:$PATH"
-compl_shape="$(cd /tmp && complete_words toneshaper render-shape si)"
+# Completed in an empty folder: files of the current folder are offered too (`--map m` would list ./m.wav).
+mkdir -p "$work/empty"
+compl_shape="$(cd "$work/empty" && complete_words toneshaper render-shape si)"
 check "bash completes 'render-shape si' to the siren preset" test "$compl_shape" = siren
-compl_tuning="$(cd /tmp && complete_words toneshaper render x.mid --tuning 19)"
+compl_tuning="$(cd "$work/empty" && complete_words toneshaper render x.mid --tuning 19)"
 check "bash completes '--tuning 19' to the shipped 19-edo scale" test "$compl_tuning" = 19-edo
-compl_map="$(cd /tmp && complete_words toneshaper play --map m)"
+compl_map="$(cd "$work/empty" && complete_words toneshaper play --map m)"
 check "bash completes '--map m' to the shipped mpe mapping" test "$compl_map" = mpe
 
 # --uninstall removes what it put there and the folders it made, and nothing else.
