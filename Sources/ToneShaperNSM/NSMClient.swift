@@ -12,8 +12,10 @@ import Musl
 ///
 /// Nothing here blocks or starts a thread: `poll()` takes what has arrived (at most a few dozen
 /// messages a call) and returns it as `Request`s for the caller's control loop, which answers with
-/// `reply`/`fail`. Messages are taken only from the server's own port, and only the few the
-/// protocol sends a client, with the argument types it gives them; anything else is dropped.
+/// `reply`/`fail`. Messages are taken only from the server's own address and port (`open` chooses
+/// where the state is read and written), and only the few the protocol sends a client, with the
+/// argument types it gives them; anything else is dropped. When the server is on this machine, the
+/// socket hears only the loopback interface: nothing off the machine reaches it.
 public final class NSMClient {
     /// What the session manager asked or answered.
     public enum Request: Equatable, Sendable {
@@ -51,6 +53,11 @@ public final class NSMClient {
     private let address: lo_address
     /// The server's port, as liblo writes it: messages from any other are not the server's.
     private let serverPort: String
+    /// The addresses the server's messages may come from (numeric, as `numericHost` writes them):
+    /// NSM_URL's host resolved once at start.
+    let serverHosts: Set<String>
+    /// Whether every address of the server is a loopback one (then the socket hears only `lo`).
+    let serverIsLocal: Bool
     /// Filled by the handler while `poll()` runs.
     fileprivate var arrived: [Request] = []
 
@@ -64,6 +71,12 @@ public final class NSMClient {
             lo_address_free(address)
             throw NSMError("NSM_URL '\(url)' names no port")
         }
+        let host = lo_address_get_hostname(address).map { String(cString: $0) } ?? ""
+        let resolved: [String]
+        do { resolved = try Self.resolve(host) } catch {
+            lo_address_free(address)
+            throw NSMError("NSM_URL '\(url)': \(error.description)")
+        }
         guard let server = lo_server_new_with_proto(nil, LO_UDP, { _, _, _ in }) else {
             lo_address_free(address)
             throw NSMError("cannot open a UDP socket for the session manager at \(url)")
@@ -71,6 +84,16 @@ public final class NSMClient {
         self.address = address
         self.server = server
         serverPort = port
+        serverIsLocal = resolved.allSatisfy(Self.isLoopback)
+        // A server on this machine answers from its wildcard socket, so its messages come from the
+        // loopback's own address even when NSM_URL names another (Debian's hostname is 127.0.1.1).
+        serverHosts = Set(resolved + (serverIsLocal ? ["127.0.0.1", "::1"] : []))
+        if serverIsLocal {
+            // liblo 0.31 binds UDP servers to the wildcard address only (a host in a URL is taken
+            // as a multicast group), so the socket is tied to the loopback interface instead. Where
+            // the kernel refuses (before Linux 5.7, unprivileged), the address check still holds.
+            _ = setsockopt(lo_server_get_socket_fd(server), SOL_SOCKET, SO_BINDTODEVICE, "lo", 3)
+        }
         lo_server_add_method(server, nil, nil, { path, types, argv, argc, message, context in
             guard let context, let path, let types else { return 1 }
             let client = Unmanaged<NSMClient>.fromOpaque(context).takeUnretainedValue()
@@ -114,6 +137,56 @@ public final class NSMClient {
 
     // MARK: - Inside
 
+    /// The interface the socket is tied to ("lo" for a server on this machine), read back from it.
+    var receivingInterface: String? {
+        var name = [CChar](repeating: 0, count: Int(IFNAMSIZ) + 1)
+        var length = socklen_t(IFNAMSIZ)
+        guard getsockopt(lo_server_get_socket_fd(server), SOL_SOCKET, SO_BINDTODEVICE, &name, &length) == 0,
+              name[0] != 0 else { return nil }
+        return String(cString: name)
+    }
+
+    /// Every address `host` resolves to, numeric (getaddrinfo: names, IPv4 and IPv6 literals).
+    static func resolve(_ host: String) throws(NSMError) -> [String] {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, nil, &hints, &list)
+        guard status == 0, let list else {
+            throw NSMError("cannot resolve the host '\(host)' (\(String(cString: gai_strerror(status))))")
+        }
+        defer { freeaddrinfo(list) }
+        var found: [String] = []
+        for entry in sequence(first: list, next: { $0.pointee.ai_next }) {
+            if let text = numericHost(entry.pointee.ai_addr, entry.pointee.ai_addrlen) { found.append(text) }
+        }
+        guard !found.isEmpty else { throw NSMError("cannot resolve the host '\(host)' (no address)") }
+        return found
+    }
+
+    /// A numeric address written one way (so "127.000.0.1" and "127.0.0.1" compare equal), or nil
+    /// when `text` is not one.
+    static func numericHost(_ text: String) -> String? {
+        var hints = addrinfo()
+        hints.ai_flags = AI_NUMERICHOST
+        hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(text, nil, &hints, &list) == 0, let list else { return nil }
+        defer { freeaddrinfo(list) }
+        return numericHost(list.pointee.ai_addr, list.pointee.ai_addrlen)
+    }
+
+    private static func numericHost(_ address: UnsafeMutablePointer<sockaddr>?, _ length: socklen_t) -> String? {
+        var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+        guard let address, getnameinfo(address, length, &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST) == 0 else { return nil }
+        return String(cString: text)
+    }
+
+    static func isLoopback(_ numeric: String) -> Bool {
+        numeric.hasPrefix("127.") || numeric == "::1" || numeric.hasPrefix("::ffff:127.")
+    }
+
     private enum Argument {
         case string(String)
         case int(Int32)
@@ -142,7 +215,9 @@ public final class NSMClient {
     fileprivate func take(path: String, types: String, argv: UnsafeMutablePointer<UnsafeMutablePointer<lo_arg>?>?,
                           argc: Int, message: lo_message?) {
         guard let message, let source = lo_message_get_source(message),
-              let port = lo_address_get_port(source).map({ String(cString: $0) }), port == serverPort else { return }
+              let port = lo_address_get_port(source).map({ String(cString: $0) }), port == serverPort,
+              let host = lo_address_get_hostname(source).flatMap({ Self.numericHost(String(cString: $0)) }),
+              serverHosts.contains(host) else { return }
         guard types.utf8.count == argc, argc == 0 || argv != nil else { return }
         func string(_ i: Int) -> String? {
             guard i < argc, types.utf8[types.utf8.index(types.utf8.startIndex, offsetBy: i)] == UInt8(ascii: "s"),

@@ -133,6 +133,63 @@ struct NSMClientTests {
         #expect(got == [.refused(code: -2, message: "incompatible API")])
     }
 
+    @Test("only the session manager's address may steer the client: a local process on 127.0.0.2 with the manager's port is ignored")
+    func strangerAddressWithManagersPort() throws {
+        let manager = FakeSessionManager()
+        let client = try NSMClient(url: manager.url)
+        try client.announce(name: "ToneShaper", capabilities: ":dirty:", executable: "toneshaper")
+        manager.receive { !manager.received.isEmpty }
+        let clientPort = try #require(lo_address_get_port(manager.lastSource!).flatMap { UInt16(String(cString: $0)) })
+        let managerPort = UInt16(lo_server_get_port(manager.server))
+
+        // Another socket on the manager's port number, from another loopback address (both sockets
+        // allow the shared port, as a hostile process on the machine can arrange with its own).
+        var one: Int32 = 1
+        #expect(setsockopt(lo_server_get_socket_fd(manager.server), SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size)) == 0)
+        let stranger = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(stranger) }
+        #expect(setsockopt(stranger, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size)) == 0)
+        var from = sockaddr_in()
+        from.sin_family = sa_family_t(AF_INET)
+        from.sin_port = managerPort.bigEndian
+        from.sin_addr.s_addr = inet_addr("127.0.0.2")
+        let bound = withUnsafePointer(to: &from) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(stranger, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        try #require(bound == 0)
+
+        func strangerSends(_ path: String, _ strings: [String]) {
+            let message = lo_message_new()!
+            defer { lo_message_free(message) }
+            for s in strings { lo_message_add_string(message, s) }
+            var bytes = [UInt8](repeating: 0, count: 1024)
+            var length = bytes.count
+            _ = lo_message_serialise(message, path, &bytes, &length)
+            var to = sockaddr_in()
+            to.sin_family = sa_family_t(AF_INET)
+            to.sin_port = clientPort.bigEndian
+            to.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let sent = withUnsafePointer(to: &to) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(stranger, bytes, length, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+            #expect(sent == length)
+        }
+        strangerSends("/nsm/client/open", ["/tmp/attacker", "ToneShaper", "ToneShaper.nEVIL"])
+        strangerSends("/nsm/client/save", [])
+        usleep(50_000)
+        manager.send("/nsm/client/open", strings: ["/tmp/session/ToneShaper.nABCD", "ToneShaper", "ToneShaper.nABCD"])
+        var got: [NSMClient.Request] = []
+        for _ in 0..<100 where !got.contains(.open(path: "/tmp/session/ToneShaper.nABCD", displayName: "ToneShaper", clientID: "ToneShaper.nABCD")) {
+            got += client.poll()
+            usleep(10_000)
+        }
+        #expect(got == [.open(path: "/tmp/session/ToneShaper.nABCD", displayName: "ToneShaper", clientID: "ToneShaper.nABCD")])
+    }
+
+    @Test("a session manager on this machine: the client's socket hears only the loopback interface; one elsewhere, every interface")
+    func loopbackOnly() throws {
+        let manager = FakeSessionManager()
+        #expect(try NSMClient(url: manager.url).receivingInterface == "lo")
+        #expect(try NSMClient(url: "osc.udp://localhost:\(lo_server_get_port(manager.server))/").receivingInterface == "lo")
+        #expect(try NSMClient(url: "osc.udp://192.0.2.7:15000/").receivingInterface == nil)
+    }
+
     @Test("an NSM_URL that is not an OSC UDP address is one line naming it")
     func badURL() {
         #expect(throws: NSMError("NSM_URL 'http://example/' is not an OSC UDP address (osc.udp://HOST:PORT/)")) {
