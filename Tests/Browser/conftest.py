@@ -238,6 +238,21 @@ class EditorPage:
     def state(self, name):
         return self.js(f"window.toneshaperEditor.{name}")
 
+    def verdicts(self, shapes):
+        """For each labelled shape: (the page's own check accepts it, the server's analyse accepts it,
+        the server's one-line error) — so a test can hold the two to the same rules."""
+        found = {}
+        for label, shape in shapes.items():
+            page_ok = self.driver.execute_async_script("""
+                const [shape, done] = [arguments[0], arguments[arguments.length - 1]];
+                import("/page/js/shape-model.js").then((m) => {
+                  const info = window.toneshaperEditor.info;
+                  done(m.firstInvalidField(shape, info.waves, info.limits) === null);
+                });""", shape)
+            status, body, _ = self.server.api("POST", "/api/analyse", shape)
+            found[label] = (page_ok, status == 200, body.get("error") if isinstance(body, dict) else None)
+        return found
+
     @property
     def shape(self):
         return self.state("shape")

@@ -342,17 +342,7 @@ def test_the_page_and_the_server_accept_the_same_shapes(editor):
              "point above max": {"points": [[0, 440], [1, 2400]]},
              "rate -1": {"envelope": {"kind": "exponential-decay", "rate": -1}},
              "rate 3": {"envelope": {"kind": "exponential-decay", "rate": 3}}}
-    verdicts = {}
-    for label, change in cases.items():
-        shape = dict(base, **change)
-        page = editor.driver.execute_async_script("""
-            const [shape, done] = [arguments[0], arguments[arguments.length - 1]];
-            import("/page/js/shape-model.js").then((m) => {
-              const info = window.toneshaperEditor.info;
-              done(m.firstInvalidField(shape, info.waves, info.limits) === null);
-            });""", shape)
-        status, body, _ = editor.server.api("POST", "/api/analyse", shape)
-        verdicts[label] = (page, status == 200, body.get("error") if isinstance(body, dict) else None)
+    verdicts = editor.verdicts({label: dict(base, **change) for label, change in cases.items()})
     differ = {k: v for k, v in verdicts.items() if v[0] != v[1]}
     assert not differ, f"page and server disagree (page ok, server ok, server's line): {differ}"
     assert verdicts["valid"][:2] == (True, True) and verdicts["rate 3"][:2] == (True, True)

@@ -476,17 +476,7 @@ def test_the_page_and_the_server_accept_the_same_points(page):
              "unknown kind": [[0, 440, "expo"], [1, 440]], "kind a number": [[0, 440, 3], [1, 440]],
              "kind null": [[0, 440, None], [1, 440]], "four elements": [[0, 440, "hold", 1], [1, 440]],
              "one element": [[0], [1, 440]], "frequency text": [[0, "440"], [1, 440]]}
-    verdicts = {}
-    for label, points in cases.items():
-        shape = dict(base, points=points)
-        page_ok = editor.driver.execute_async_script("""
-            const [shape, done] = [arguments[0], arguments[arguments.length - 1]];
-            import("/page/js/shape-model.js").then((m) => {
-              const info = window.toneshaperEditor.info;
-              done(m.firstInvalidField(shape, info.waves, info.limits) === null);
-            });""", shape)
-        status, body, _ = editor.server.api("POST", "/api/analyse", shape)
-        verdicts[label] = (page_ok, status == 200, body.get("error") if isinstance(body, dict) else None)
+    verdicts = editor.verdicts({label: dict(base, points=points) for label, points in cases.items()})
     differ = {k: v for k, v in verdicts.items() if v[0] != v[1]}
     assert not differ, f"page and server disagree (page ok, server ok, server's line): {differ}"
     assert [label for label, v in verdicts.items() if v[1]] == ["exponential", "hold", "explicit linear", "last has a kind"]
