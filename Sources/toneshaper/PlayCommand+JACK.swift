@@ -27,13 +27,13 @@ extension PlayCommand {
                                          threads: threads)
         // The helper renders inside JACK's cycle: it gets the priority of JACK's process thread.
         if client.realtimePriority > 0 { config.helperPriority = client.realtimePriority }
-        let engine = Engine(library: setup.library, configuration: config, controllerMap: setup.controllerMap)
-        // The same instrument at the graph's new rate, should it change (JACK's sample-rate callback).
+        // The instrument at a rate: the graph's now, and its new one should it change (JACK's sample-rate callback).
         let rebuild: (Int) -> Engine = { [config] newRate in
             var again = config
             again.sampleRate = Double(newRate)
             return Engine(library: setup.library, configuration: again, controllerMap: setup.controllerMap)
         }
+        let engine = rebuild(rate)
         let recorder = try record.map { try AudioRecorder(path: $0, format: fileFormat!, sampleRate: rate, channels: 2) }
 
         let source: JACKPlayer.Source
