@@ -36,6 +36,9 @@ let staticRuntime: [LinkerSetting] = [.unsafeFlags(["-static-stdlib"], .when(pla
         .linkedLibrary($0, .when(platforms: [.linux], configuration: .release))
     }
 
+/// Where Debian 12's dpf-source puts the CLAP headers (CLAP 1.1.1: clap/entry.h, clap/ext/…).
+let clapInclude = "/usr/share/dpf/distrho/src"
+
 let package = Package(
     name: "ToneShaper",
     platforms: [.macOS(.v14)],
@@ -47,6 +50,8 @@ let package = Package(
         .library(name: "ToneShaperInstrument", targets: ["ToneShaperInstrument"]),
         // The LV2 plugin's shared object (toneshaper.lv2/toneshaper.so; Tests/Plugins/run.sh builds the bundle).
         .library(name: "toneshaper_lv2", type: .dynamic, targets: ["ToneShaperLV2"]),
+        // The CLAP plugin, one file (toneshaper.clap: this library, copied; the shapes are inside it).
+        .library(name: "toneshaper_clap", type: .dynamic, targets: ["ToneShaperCLAP"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -163,6 +168,18 @@ let package = Package(
         .target(name: "ToneShaperLV2", dependencies: ["CLV2", "ToneShaperInstrument", "ToneShaperCore"],
                 linkerSettings: [.unsafeFlags(["-Xlinker", "--version-script=\(Context.packageDirectory)/packaging/lv2/exports.map",
                                                "-Xlinker", "-z", "-Xlinker", "nodelete"])] + staticRuntime),
+        // The CLAP instrument, over the CLAP 1.1.1 headers Debian 12's dpf-source ships (not on the
+        // include path by default). Its shared object exports only clap_entry, carries the Swift
+        // runtime and stays mapped after dlclose, as the LV2 one; those link flags are for release
+        // builds only, so the tests can link the same code into their own program and drive it.
+        .target(name: "CCLAP", cSettings: [.unsafeFlags(["-I" + clapInclude])]),
+        .target(name: "ToneShaperCLAP", dependencies: ["CCLAP", "ToneShaperInstrument", "ToneShaperCore"],
+                swiftSettings: [.unsafeFlags(["-Xcc", "-I" + clapInclude])],
+                linkerSettings: [.unsafeFlags(["-Xlinker", "--version-script=\(Context.packageDirectory)/packaging/clap/exports.map",
+                                               "-Xlinker", "-z", "-Xlinker", "nodelete"], .when(configuration: .release))] + staticRuntime),
+        .testTarget(name: "ToneShaperCLAPTests", dependencies: ["ToneShaperCLAP", "CCLAP", "ToneShaperInstrument", "ToneShaperCore",
+                                                                "ToneShaperMIDI", "AllocationCounter", "EngineFixtures"],
+                    swiftSettings: [.unsafeFlags(["-Xcc", "-I" + clapInclude])]),
         .testTarget(name: "ToneShaperInstrumentTests", dependencies: ["ToneShaperInstrument", "ToneShaperCore", "ToneShaperMIDI",
                                                                       "AllocationCounter", "EngineFixtures"]),
         // End-to-end: runs the built `toneshaper` program and reads back what it wrote.

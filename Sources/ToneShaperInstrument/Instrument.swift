@@ -14,6 +14,8 @@ public struct InstrumentEvent: Sendable, BitwiseCopyable {
         case parameter(id: Int, value: Double)
         /// A listed shape (library index) chosen on every channel, as a program change chooses it.
         case shape(Int)
+        /// A control of single notes (per-note tuning, gain, fidelity, release, choke): see Instrument+Notes.
+        case note(NoteControl)
     }
     /// Frame within the block (0 = its first); events must come in frame order.
     public var frame: Int
@@ -156,7 +158,7 @@ public final class Instrument {
                 let at = min(max(events[e].frame, done), frames)
                 if at >= end && end < frames { break }
                 let needed: Int
-                switch events[e].kind { case .midi: needed = 1; default: needed = 16 }
+                switch events[e].kind { case .midi, .note: needed = 1; default: needed = 16 }
                 if count + needed > Self.eventCapacity { stop = at; break }
                 count += translate(events[e].kind, offset: at - done, into: engineEvents + count)
                 e += 1
@@ -196,6 +198,9 @@ public final class Instrument {
                                                                                           program: UInt8(shapePrograms[index]))))
             }
             return 16
+        case .note(let control):
+            out.initialize(to: EngineEvent(offset: offset, .note(control)))
+            return 1
         }
     }
 }

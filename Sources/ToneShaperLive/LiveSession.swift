@@ -243,8 +243,8 @@ public final class LiveSession: @unchecked Sendable {
         case .midi(let message):
             if case .noteOn(_, _, let velocity) = message, velocity > 0 { notes.wrappingAdd(1, ordering: .relaxed) }
             record(TimedMIDIMessage(frame: frame, message: message))
-        case .parameter:
-            break  // no MIDI equivalent; nothing produces it live today
+        case .parameter, .note:
+            break  // no MIDI equivalent; nothing produces them live today
         }
     }
 

@@ -6,6 +6,7 @@ extension Engine {
         switch kind {
         case .midi(let m): handle(m)
         case .parameter(let channel, let parameter, let value): setParameter(parameter, value, part: Int(channel & 15))
+        case .note(let control): apply(control)
         }
     }
 
@@ -137,7 +138,9 @@ extension Engine {
         case .volume:
             part.pointee.volume = value
             part.pointee.amplitudeTarget = part.pointee.shapeAmplitude * value
-        case .duration: slot.pointee.durationTarget = value
+        case .duration:
+            slot.pointee.durationTarget = value
+            if part.pointee.privateSlots > 0 { forEachPrivateSlot(part: p) { $0.pointee.durationTarget = value } }
         case .fidelity: slot.pointee.fidelityTarget = value.rounded()
         case .echoDelay: part.pointee.echo.delayTarget = value * sampleRate
         case .echoVolume:

@@ -183,7 +183,7 @@ extension Engine {
                 if v.pointee.stage == .idle { continue }  // freed at a tick earlier in the span
                 let slot = slots + v.pointee.slot
                 // Bends and vibrato take no voice past its shape's ceiling (see `PlayableRange`).
-                let played = PlayableRange.bounded(v.pointee.noteRatio * ratio, cap: slot.pointee.ratioCap)
+                let played = PlayableRange.bounded(v.pointee.noteRatio * v.pointee.tuning * ratio, cap: slot.pointee.ratioCap)
                 v.pointee.render(count: m, intoPeriod: into, slot: slot, ratio: played,
                                  halfStep: halfStep, scratch: scratch, tables: tables,
                                  nyquistReciprocal: nyquistReciprocal, into: segmentBus)

@@ -48,6 +48,9 @@ extension Engine {
         if audible != part.pointee.audible { part.pointee.audible = audible }
         if !audible { return false }
         slots[part.pointee.currentSlot].glide(table: presets, sampleRate: sampleRate, coefficient: glideCoefficient)
+        if part.pointee.privateSlots > 0 {
+            forEachPrivateSlot(part: p) { $0.pointee.glide(table: presets, sampleRate: sampleRate, coefficient: glideCoefficient) }
+        }
         if part.pointee.vibratoDepth > 0 {
             part.pointee.vibratoPhase = fractionalPart(part.pointee.vibratoPhase + 5.5 * (Double(maxBlock) / sampleRate))
         }

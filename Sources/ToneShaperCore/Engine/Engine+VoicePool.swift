@@ -52,6 +52,8 @@ extension Engine {
         let info = presets.info[slots[slotIndex].preset]
         if v.pointee.stage != .idle { slotUsers[v.pointee.slot] -= 1 }
         slotUsers[slotIndex] += 1
+        disownSlot(v)
+        v.pointee.tuning = 1  // a note starts at its key's pitch, whatever the voice's last note was tuned to
         if v.pointee.stage == .idle { part.pointee.activeVoices += 1 }
         else if v.pointee.part != p {
             parts[v.pointee.part].activeVoices -= 1
@@ -128,6 +130,7 @@ extension Engine {
         } else {
             parts[v.pointee.part].activeVoices -= 1
             slotUsers[v.pointee.slot] -= 1
+            disownSlot(v)
             pool.free(v - voices)
         }
     }

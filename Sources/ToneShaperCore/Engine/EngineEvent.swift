@@ -6,6 +6,8 @@ public struct EngineEvent: Sendable, Equatable, BitwiseCopyable {
         case midi(MIDIMessage)
         /// A parameter set directly (already in its unit), bypassing the controller map.
         case parameter(channel: UInt8, Parameter, Double)
+        /// A control of the notes it names, not of their channel (a plugin host's note expressions).
+        case note(NoteControl)
     }
     /// Frame offset from the start of the render call.
     public var offset: Int

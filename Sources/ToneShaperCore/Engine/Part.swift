@@ -50,8 +50,10 @@ struct Part {
 
     /// The pan position `panLeft`/`panRight` were computed for (NaN: none yet).
     var aimedPan = Double.nan
+    /// Voices of this part playing a slot of their own (per-note fidelity): their slots glide at its ticks.
+    var privateSlots = 0
     /// Pads a part to whole cache lines (256 bytes).
-    var cacheLinePadding: (Int, Int) = (0, 0)
+    var cacheLinePadding = 0
 
     /// Equal-power gains for the current pan position: the end of the next pan ramp. Computed only
     /// when the position moved (this runs every control period for every sounding part).

@@ -19,6 +19,8 @@ struct Voice {
     // A note waiting for this (stolen) voice to fade out.
     var pendingNote: UInt8 = 0
     var pendingVelocity: UInt8 = 0
+    /// The voice plays a slot of its own (`Engine.noteFidelity`): freed with the voice.
+    var ownsSlot = false
     var part: Int = 0
     var slot: Int = 0
     var pendingPart = -1
@@ -30,6 +32,8 @@ struct Voice {
     var envelopeDecay: Double = 1  // per-sample factor for the exponential envelope
     var envelopeSmoothing: Double = 1  // one-pole coefficient for ~1 ms
     var noteRatio: Double = 1      // 2^((note − root)/12)
+    /// The note's own pitch ratio (a plugin host's per-note tuning), on top of its channel's bend.
+    var tuning: Double = 1
 
     /// Position in the shape (curve units) = origin + steps·step: counted in whole samples from
     /// the last anchor (note start, loop, a duration or fidelity change), not summed, so the loop
@@ -82,7 +86,7 @@ struct Voice {
 
     /// Pads a voice to whole cache lines (320 bytes, in a pool aligned to 64): threads render
     /// neighbouring voices, and a line two of them wrote would bounce between their cores.
-    var cacheLinePadding: (Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0)
+    var cacheLinePadding: (Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0)
 
     /// The phase `steps` samples past the anchor, not wrapped. The walk's lanes compute the same
     /// operations in the same order (with the two coefficients hoisted), so an anchor settled here
