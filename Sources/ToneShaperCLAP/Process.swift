@@ -182,18 +182,20 @@ extension CLAPInstrument {
 
     // MARK: - Notes the host started
 
+    /// A key played again while it sounds is one voice for both notes: each ends when it does.
     func track(id: Int32, channel: Int, key: Int) {
-        for i in 0..<noteCount where notes[i].channel == Int16(channel) && notes[i].key == Int16(key) {
-            notes[i].id = id  // the same key again: one voice plays it, the newest id names it
-            return
-        }
         guard noteCount < Self.noteCapacity else { return }
         notes[noteCount] = Note(id: id, channel: Int16(channel), key: Int16(key))
         noteCount += 1
     }
 
+    /// The newest note with this id (a plain loop: nothing generic on the audio thread).
     func lookup(_ id: Int32) -> (channel: Int, key: Int)? {
-        for i in 0..<noteCount where notes[i].id == id { return (Int(notes[i].channel), Int(notes[i].key)) }
+        var i = noteCount - 1
+        while i >= 0 {
+            if notes[i].id == id { return (Int(notes[i].channel), Int(notes[i].key)) }
+            i -= 1
+        }
         return nil
     }
 
