@@ -96,7 +96,7 @@ final class CLAPInstrument {
             },
             activate: { p, rate, _, _ in instance(p)?.activate(sampleRate: rate) ?? false },
             deactivate: { p in instance(p)?.deactivate() },
-            start_processing: { p in instance(p) != nil },
+            start_processing: { p in instance(p)?.active ?? false },
             stop_processing: { _ in },
             reset: { p in instance(p)?.reset() },
             process: { p, process in
