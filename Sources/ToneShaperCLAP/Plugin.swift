@@ -18,6 +18,8 @@ final class CLAPInstrument {
     // Main thread.
     var sampleRate = 0.0
     var active = false
+    /// The most frames a block may have (activate's max_frames_count): a larger count is held to it.
+    var maxFrames = 0
     /// The instrument last made: what a save describes (state() may run beside process).
     var latest: Instrument?
     /// A state loaded before `activate` (no sample rate yet): the instrument is made from it then.
@@ -94,7 +96,7 @@ final class CLAPInstrument {
                 guard let p, let data = p.pointee.plugin_data else { return }
                 Unmanaged<CLAPInstrument>.fromOpaque(data).release()
             },
-            activate: { p, rate, _, _ in instance(p)?.activate(sampleRate: rate) ?? false },
+            activate: { p, rate, _, most in instance(p)?.activate(sampleRate: rate, maxFrames: Int(most)) ?? false },
             deactivate: { p in instance(p)?.deactivate() },
             start_processing: { p in instance(p)?.active ?? false },
             stop_processing: { _ in },
@@ -112,8 +114,9 @@ final class CLAPInstrument {
 
     /// Makes the instrument at the host's rate: from a state loaded before, else on the shipped
     /// shapes, with the controls the host set.
-    func activate(sampleRate rate: Double) -> Bool {
+    func activate(sampleRate rate: Double, maxFrames most: Int) -> Bool {
         guard !active else { return false }
+        maxFrames = most
         guard rate >= 8000, rate <= 768_000 else {
             say("the host asked for a sample rate of \(rate); 8000...768000 plays")
             return false

@@ -11,7 +11,7 @@ extension CLAPInstrument {
     func process(_ p: UnsafePointer<clap_process_t>) -> clap_process_status {
         adoptHandoff()
         guard let instrument = current?.takeUnretainedValue() else { return clap_process_status(CLAP_PROCESS_ERROR) }
-        let frames = Int(p.pointee.frames_count)
+        let frames = min(Int(p.pointee.frames_count), maxFrames)  // CLAP: never more than activate said
         // The host's buffers when it gave two usable channels (one: the right one is scratch).
         var left: UnsafeMutablePointer<Float>?, right: UnsafeMutablePointer<Float>?
         if p.pointee.audio_outputs_count >= 1, let outputs = p.pointee.audio_outputs,
