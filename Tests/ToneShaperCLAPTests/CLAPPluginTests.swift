@@ -340,6 +340,23 @@ struct CLAPPluginTests {
         #expect(Self.firstDifference(second.play(frames: 48_000, block: 240, notes), third.play(frames: 48_000, block: 240, notes)) == nil)
     }
 
+    @Test("a state loaded while the instance plays takes over from the next block, as a fresh instance with it plays")
+    func loadWhilePlaying() throws {
+        let (bytes, _) = try Self.state(of: Self.sweep)
+        func notes(_ start: Int, _ count: Int, _ list: EventList) {
+            if start == 0 { list.note(Int32(CLAP_EVENT_NOTE_ON), 0, id: 3, key: 62, velocity: 0.6) }
+        }
+        let playing = try #require(CLAPPlugin())
+        _ = playing.play(frames: 4800, block: 240, notes)
+        #expect(playing.load(bytes))
+        #expect(playing.load(bytes))  // twice before a block: the first never plays, the second does
+        let heard = playing.play(frames: 24_000, block: 240, notes)
+        let fresh = try #require(CLAPPlugin(state: bytes))
+        #expect(Self.firstDifference(heard, fresh.play(frames: 24_000, block: 240, notes)) == nil)
+        let saved = try #require(playing.save())
+        #expect(saved.starts(with: try Instrument(state: bytes, library: Fixtures.library, sampleRate: Self.rate).state()))
+    }
+
     @Test("hostile state bytes are refused (false) and the instance plays on as before")
     func hostileState() throws {
         let source = try #require(CLAPPlugin())
