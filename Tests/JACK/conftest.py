@@ -15,6 +15,7 @@ import re
 import signal
 import struct
 import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -25,6 +26,8 @@ import mido
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "Tests" / "Shared"))
+import toneshaper_smf  # noqa: E402
 RATE = 48_000
 # `play` prints this once the first cycle ran: the JACK frame time of its recording's frame 0.
 FIRST_CYCLE = re.compile(r"first cycle at JACK frame (\d+)")
@@ -313,18 +316,15 @@ def demo_events(path=REPO / "Examples" / "demo.mid", seconds=None):
     """Examples/demo.mid's channel messages as [(frame at 48 kHz, bytes)], in order (tempo map applied).
     Cut after `seconds`, the notes still held end a tenth of a second later (a file that ends with
     notes held has them released at its end by `render`, while a live instrument holds them)."""
-    events, t, held = [], 0.0, {}
-    for message in mido.MidiFile(str(path)):
-        t += message.time
-        if message.is_meta or message.type == "sysex":
-            continue
-        if seconds is not None and t > seconds:
+    events, held = [], {}
+    for event in toneshaper_smf.read(path):
+        if seconds is not None and event.seconds > seconds:
             end = events[-1][0] + RATE // 10
             events += [(end, bytes([0xB0 | channel, 64, 0])) for channel in sorted({c for c, _ in held})]
             events += [(end, bytes([0x80 | channel, note, 64])) for channel, note in sorted(held)]
             break
-        data = bytes(message.bytes())
-        events.append((round(t * RATE), data))
+        data = event.data
+        events.append((toneshaper_smf.frame_at(event.seconds, RATE), data))
         if data[0] & 0xF0 == 0x90 and data[2] > 0:
             held[(data[0] & 0x0F, data[1])] = True
         elif data[0] & 0xF0 in (0x80, 0x90):
@@ -352,12 +352,6 @@ def read_frames_midi(path):
     """A file `--record-midi` wrote (24,000 ticks per quarter at 120 bpm: one tick a frame) as [(frame, bytes)]."""
     midi = mido.MidiFile(str(path))
     assert midi.ticks_per_beat == 24_000, midi.ticks_per_beat
-    events, tick = [], 0
-    for message in mido.merge_tracks(midi.tracks):
-        tick += message.time
-        if message.is_meta:
-            if message.type == "set_tempo":
-                assert message.tempo == 500_000
-            continue
-        events.append((tick, bytes(message.bytes())))
-    return events
+    tempos = {message.tempo for track in midi.tracks for message in track if message.type == "set_tempo"}
+    assert tempos <= {500_000}, tempos
+    return [(event.tick, event.data) for event in toneshaper_smf.read(path)]

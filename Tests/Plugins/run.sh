@@ -41,6 +41,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null >/dev/null
 fi
 
+# midi_events.py runs under PATH's python3 (pyenv's, on the CI machine): the tests' MIDI reader needs mido there.
+python3 -c 'import mido' 2>/dev/null || python3 -m pip install -q -r Tests/Shared/requirements.txt </dev/null
+
 # --- the bundle ------------------------------------------------------------------------------------
 # Its own build folder: a plugin's Core is built for any x86-64 (a host may run on an older CPU
 # than the one that built it), unlike the program's.

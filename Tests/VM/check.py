@@ -18,6 +18,9 @@ import numpy as np
 from scipy import signal
 from scipy.io import wavfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Shared"))
+import toneshaper_smf  # noqa: E402
+
 # Onsets: the live instrument's events must sit at a constant latency from the reference, ± this.
 JITTER_BOUND_MS = 0.1
 # Notes must have stopped this long after their source left (the probe tone's release is 2 ms).
@@ -106,54 +109,16 @@ def exit_status(folder):
 
 
 def smf_notes(path):
-    """Note events of a Standard MIDI File, all tracks merged: (seconds, key, is_on), in file order
-    per track and sorted by time. Assumes one tempo for the whole file (what --record-midi writes)."""
-    data = open(path, "rb").read()
-    division = int.from_bytes(data[12:14], "big")
-    tempo = 500_000
-    pos = 14
+    """Note events of a Standard MIDI File, all tracks merged: (seconds, key, is_on), in playing
+    order at the times render gives them (Tests/Shared/toneshaper_smf.py, the tests' one reader)."""
     events = []
-
-    def vlq(track, i):
-        n = 0
-        while True:
-            b = track[i]
-            i += 1
-            n = (n << 7) | (b & 0x7F)
-            if b < 0x80:
-                return n, i
-
-    while pos + 8 <= len(data):
-        length = int.from_bytes(data[pos + 4:pos + 8], "big")
-        track = data[pos + 8:pos + 8 + length]
-        pos += 8 + length
-        i, tick, status = 0, 0, 0
-        while i < len(track):
-            delta, i = vlq(track, i)
-            tick += delta
-            if track[i] >= 0x80:
-                status = track[i]
-                i += 1
-            if status == 0xFF:
-                kind = track[i]
-                n, i = vlq(track, i + 1)
-                if kind == 0x51 and n == 3:
-                    tempo = int.from_bytes(track[i:i + 3], "big")
-                i += n
-            elif status in (0xF0, 0xF7):
-                n, i = vlq(track, i)
-                i += n
-            else:
-                kind = status & 0xF0
-                size = 1 if kind in (0xC0, 0xD0) else 2
-                args = track[i:i + size]
-                i += size
-                if kind == 0x90 and args[1] > 0:
-                    events.append((tick, args[0], True))
-                elif kind == 0x80 or kind == 0x90:
-                    events.append((tick, args[0], False))
-    seconds_per_tick = tempo / 1e6 / division
-    return sorted(((t * seconds_per_tick, k, on) for t, k, on in events), key=lambda e: e[0])
+    for event in toneshaper_smf.read(path):
+        kind = event.data[0] & 0xF0
+        if kind == 0x90 and event.data[2] > 0:
+            events.append((event.seconds, event.data[1], True))
+        elif kind in (0x80, 0x90):
+            events.append((event.seconds, event.data[1], False))
+    return events
 
 
 def note_lengths(events):

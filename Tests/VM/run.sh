@@ -42,8 +42,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO env DEBIAN_FRONTEND=noninteractive INITRD=No apt-get install -y -qq --no-install-recommends "${missing[@]}" \
     </dev/null >/dev/null || skip "cannot install ${missing[*]} with apt-get"
 fi
-if ! python3 -c "import numpy, scipy" 2>/dev/null; then
-  echo "vm: installing numpy scipy (pip)" >&2
+if ! python3 -c "import numpy, scipy, mido" 2>/dev/null; then
+  echo "vm: installing numpy scipy mido (pip)" >&2
   python3 -m pip install -q -r "$HERE/requirements.txt" </dev/null
 fi
 
