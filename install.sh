@@ -7,11 +7,13 @@
 #   PREFIX/share/doc/toneshaper/                copyright and changelog
 #   PREFIX/lib/lv2/toneshaper.lv2/              the LV2 instrument (~/.lv2 for the prefix ~/.local, where hosts
 #                                               look), when built here or given with --lv2
+#   PREFIX/lib/clap/toneshaper.clap             the CLAP instrument (~/.clap for the prefix ~/.local), when
+#                                               built here or given with --clap
 # Usage: bash install.sh [--prefix DIR] [--bin FILE]   (default: ~/.local; /usr/local needs root)
 #        bash install.sh --uninstall [--prefix DIR]    (removes the files, and the folders it made when empty)
 #        bash install.sh --deb [--bin FILE] [--out DIR]  builds toneshaper_VERSION_ARCH.deb: the --prefix /usr files
-# --bin FILE (or TONESHAPER_BIN=FILE) installs that already built program instead of building a release one
-# (and then the LV2 plugin only when --lv2 LIBRARY.so gives an already built one).
+# --bin FILE (or TONESHAPER_BIN=FILE) installs that already built program instead of building a release one,
+# and then the plugins only as given already built: --lv2 LIBRARY.so, --clap LIBRARY.so (--deb needs them).
 set -euo pipefail
 umask 022
 prefix="$HOME/.local"
@@ -19,15 +21,16 @@ uninstall=false
 deb=false
 bin="${TONESHAPER_BIN:-}"
 lv2=""
+clap=""
 out="$PWD"
 while [ $# -gt 0 ]; do
   case "$1" in
-    --prefix|--bin|--out|--lv2) [ $# -ge 2 ] || { echo "install.sh: $1 needs a value" >&2; exit 2; }
+    --prefix|--bin|--out|--lv2|--clap) [ $# -ge 2 ] || { echo "install.sh: $1 needs a value" >&2; exit 2; }
                           declare "${1#--}=$2"; shift 2 ;;
-    --prefix=*|--bin=*|--out=*|--lv2=*) name="${1%%=*}"; declare "${name#--}=${1#*=}"; shift ;;
+    --prefix=*|--bin=*|--out=*|--lv2=*|--clap=*) name="${1%%=*}"; declare "${name#--}=${1#*=}"; shift ;;
     --uninstall) uninstall=true; shift ;;
     --deb) deb=true; shift ;;
-    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "install.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -37,8 +40,11 @@ prefix="$(absolute "$prefix")"
 out="$(absolute "$out")"
 [ -z "$bin" ] || bin="$(absolute "$bin")"
 [ -z "$lv2" ] || lv2="$(absolute "$lv2")"
-# LV2 hosts look in ~/.lv2 and in PREFIX/lib/lv2 for the system's prefixes.
-if [ "$prefix" = "$HOME/.local" ]; then lv2dir="$HOME/.lv2"; else lv2dir="$prefix/lib/lv2"; fi
+[ -z "$clap" ] || clap="$(absolute "$clap")"
+# LV2 hosts look in ~/.lv2 and CLAP hosts in ~/.clap, and both in PREFIX/lib/{lv2,clap} for the
+# system's prefixes.
+if [ "$prefix" = "$HOME/.local" ]; then lv2dir="$HOME/.lv2" clapdir="$HOME/.clap"
+else lv2dir="$prefix/lib/lv2" clapdir="$prefix/lib/clap"; fi
 cd "$(dirname "$0")"
 checkout="$PWD"
 
@@ -52,9 +58,10 @@ if $uninstall; then
   made=()
   [ -f "$prefix/$record" ] && mapfile -t made < "$prefix/$record"
   [ -f "$prefix/$record-lv2" ] && mapfile -t -O "${#made[@]}" made < "$prefix/$record-lv2"
-  rm -rf "$lv2dir/toneshaper.lv2"
+  [ -f "$prefix/$record-clap" ] && mapfile -t -O "${#made[@]}" made < "$prefix/$record-clap"
+  rm -rf "$lv2dir/toneshaper.lv2" "$clapdir/toneshaper.clap"
   for ((i = ${#made[@]} - 1; i >= 0; i--)); do
-    case "${made[i]}" in "$lv2dir"|"$prefix"/lib) rmdir "${made[i]}" 2>/dev/null || true ;; esac
+    case "${made[i]}" in "$lv2dir"|"$clapdir"|"$prefix"/lib) rmdir "${made[i]}" 2>/dev/null || true ;; esac
   done
   rm -rf "$prefix/share/toneshaper" "$prefix/share/doc/toneshaper" "$prefix/bin/toneshaper" \
     "$prefix"/share/man/man1/toneshaper.1.gz "$prefix"/share/man/man1/toneshaper.*.1.gz \
@@ -76,14 +83,24 @@ else
   bash .ci/install-deps
   swift build -c release --product toneshaper
   bin="$(swift build -c release --show-bin-path)/toneshaper"
-  # The plugin's Core is built for any x86-64 (a host may run on an older CPU than this one), in a
+  # The plugins' Core is built for any x86-64 (a host may run on an older CPU than this one), in a
   # build folder of its own so the program keeps its own.
-  if [ -z "$lv2" ] && ! $deb; then
+  if [ -z "$lv2" ]; then
     TONESHAPER_CPU=baseline swift build -c release --build-path .build-plugins --product toneshaper_lv2
     lv2="$PWD/.build-plugins/release/libtoneshaper_lv2.so"
   fi
+  if [ -z "$clap" ] && grep -q '"toneshaper_clap"' Package.swift; then
+    TONESHAPER_CPU=baseline swift build -c release --build-path .build-plugins --product toneshaper_clap
+    clap="$PWD/.build-plugins/release/libtoneshaper_clap.so"
+  fi
 fi
 [ -z "$lv2" ] || [ -f "$lv2" ] || { echo "install.sh: --lv2 $lv2: no such plugin library" >&2; exit 1; }
+[ -z "$clap" ] || [ -f "$clap" ] || { echo "install.sh: --clap $clap: no such plugin library" >&2; exit 1; }
+# The package carries the instruments: a given program comes with given plugins.
+if $deb && [ -z "$lv2" ]; then echo "install.sh: --deb with --bin needs --lv2 LIBRARY.so too (the package carries the LV2 instrument)" >&2; exit 2; fi
+if $deb && [ -z "$clap" ] && grep -q '"toneshaper_clap"' Package.swift; then
+  echo "install.sh: --deb with --bin needs --clap LIBRARY.so too (the package carries the CLAP instrument)" >&2; exit 2
+fi
 # The manual pages, from the program itself (swift-argument-parser's generate-manual reads its help).
 manuals="$(mktemp -d)"
 stage=""
@@ -151,18 +168,38 @@ put_files() {
   fi
 }
 
+# The plugins: stripped as dh_strip strips a shared library (all but the dynamic symbols, which
+# are the format's entry point alone; no .comment), and not executable (dh_fixperms: shared
+# libraries are not programs). Each records in RECORD the folders it made, for --uninstall.
+plugin_folder() {  # plugin_folder DIR RECORD: makes DIR, noting the folders made
+  local folder="$1" made=()
+  while [ ! -e "$folder" ]; do made=("$folder" ${made[@]+"${made[@]}"}); folder="$(dirname "$folder")"; done
+  mkdir -p "$1"
+  [ -n "$2" ] || return 0
+  { [ -f "$2" ] && cat "$2"; printf '%s\n' ${made[@]+"${made[@]}"}; } | awk 'NF && !seen[$0]++' > "$2.new"
+  mv "$2.new" "$2"
+}
+put_lv2() {  # put_lv2 DIR [RECORD]
+  plugin_folder "$1" "${2:-}"
+  bash packaging/lv2/assemble.sh "$lv2" "$1/toneshaper.lv2"
+  strip --strip-unneeded --remove-section=.comment "$1/toneshaper.lv2/toneshaper.so"
+  chmod 644 "$1/toneshaper.lv2/toneshaper.so"
+}
+put_clap() {  # put_clap DIR [RECORD]
+  plugin_folder "$1" "${2:-}"
+  install -m 644 "$clap" "$1/toneshaper.clap"
+  strip --strip-unneeded --remove-section=.comment "$1/toneshaper.clap"
+}
+
 if ! $deb; then
   put_files "" "$prefix"
   if [ -n "$lv2" ]; then
-    made=()
-    folder="$lv2dir"
-    while [ ! -e "$folder" ]; do made=("$folder" ${made[@]+"${made[@]}"}); folder="$(dirname "$folder")"; done
-    mkdir -p "$lv2dir"
-    bash packaging/lv2/assemble.sh "$lv2" "$lv2dir/toneshaper.lv2"
-    strip --strip-unneeded "$lv2dir/toneshaper.lv2/toneshaper.so"
-    { [ -f "$prefix/$record-lv2" ] && cat "$prefix/$record-lv2"; printf '%s\n' ${made[@]+"${made[@]}"}; } | awk 'NF && !seen[$0]++' > "$prefix/$record-lv2.new"
-    mv "$prefix/$record-lv2.new" "$prefix/$record-lv2"
+    put_lv2 "$lv2dir" "$prefix/$record-lv2"
     echo "installed the LV2 instrument in $lv2dir/toneshaper.lv2"
+  fi
+  if [ -n "$clap" ]; then
+    put_clap "$clapdir" "$prefix/$record-clap"
+    echo "installed the CLAP instrument in $clapdir/toneshaper.clap"
   fi
   echo "installed toneshaper in $prefix/bin (shapes, maps, tunings, examples and the editor in $prefix/share/toneshaper; man toneshaper)"
   case ":$PATH:" in *":$prefix/bin:"*) ;; *) echo "note: $prefix/bin is not on your PATH" ;; esac
@@ -176,17 +213,24 @@ for tool in dpkg-deb dpkg-shlibdeps; do
 done
 stage="$(mktemp -d)"
 put_files "$stage/root" /usr
+put_lv2 "$stage/root/usr/lib/lv2"
+elves=(root/usr/bin/toneshaper root/usr/lib/lv2/toneshaper.lv2/toneshaper.so)
+if [ -n "$clap" ]; then put_clap "$stage/root/usr/lib/clap"; elves+=(root/usr/lib/clap/toneshaper.clap); fi
 arch="$(dpkg --print-architecture)"
 ver="$(version)"
 mkdir -p "$stage/debian" "$stage/root/DEBIAN"
 printf 'Source: toneshaper\n\nPackage: toneshaper\nArchitecture: any\n' > "$stage/debian/control"
-if ! depends="$(cd "$stage" && dpkg-shlibdeps -O -e root/usr/bin/toneshaper 2>"$stage/shlibdeps.log")"; then
-  echo "install.sh: dpkg-shlibdeps cannot name the packages $bin needs (a debug build links the toolchain's Swift runtime; use a release build):" >&2
+if ! depends="$(cd "$stage" && dpkg-shlibdeps -O "${elves[@]/#/-e}" 2>"$stage/shlibdeps.log")"; then
+  echo "install.sh: dpkg-shlibdeps cannot name the packages the program and plugins need (a debug build links the toolchain's Swift runtime; use release builds):" >&2
   grep -m1 'error' "$stage/shlibdeps.log" >&2 || cat "$stage/shlibdeps.log" >&2
   exit 1
 fi
 depends="${depends#shlibs:Depends=}"
 size="$(du -sk --exclude=DEBIAN "$stage/root" | cut -f1)"
+if [ -n "$clap" ]; then plugins="The same engine is an LV2 instrument (Ardour,
+ Qtractor, Carla, Zrythm) and a CLAP one (Bitwig, Reaper, Carla)."
+else plugins="The same engine is an LV2 instrument (Ardour,
+ Qtractor, Carla, Zrythm)."; fi
 cat > "$stage/root/DEBIAN/control" <<EOF
 Package: toneshaper
 Version: $ver
@@ -201,7 +245,7 @@ Description: MIDI instrument that plays drawn frequency curves
  time. Each key plays the shape transposed to that key, many keys sound at
  once, and knobs change amplitude, duration, fidelity, echo and more. It
  plays live through ALSA, renders MIDI files to WAV, FLAC or Ogg, and has a
- shape editor in the web browser.
+ shape editor in the web browser. $plugins
 EOF
 (cd "$stage/root" && find usr -type f -exec md5sum {} + | LC_ALL=C sort -k2) > "$stage/root/DEBIAN/md5sums"
 chmod 644 "$stage/root/DEBIAN/control" "$stage/root/DEBIAN/md5sums"
