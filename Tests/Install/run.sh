@@ -76,6 +76,14 @@ if [ "${1:-}" = "--deb-installed" ]; then
   fi
   check "/usr/bin/toneshaper lists the built-ins from /usr/share/toneshaper/Presets" \
     bash -c "cd / && toneshaper presets | grep -qF 'built-in: /usr/share/toneshaper/Presets'"
+  # The packaged plugin (stripped) plays the packaged demo as the packaged program renders it.
+  demo=/usr/share/toneshaper/Examples/demo.mid
+  toneshaper render "$demo" -o "$work/render.wav" --format wav32f > /dev/null 2>&1 || true
+  frames="$(/usr/bin/python3 -c 'import soundfile, sys; print(soundfile.info(sys.argv[1]).frames)' "$work/render.wav" 2>/dev/null || echo 0)"
+  /usr/bin/python3 "$checkout/Tests/Plugins/midi_events.py" "$demo" 48000 > "$work/demo.events" || true
+  check "the packaged LV2 instrument plays the packaged demo.mid as the packaged program renders it, sample for sample" \
+    bash -c "'$work/lv2host' /usr/lib/lv2/toneshaper.lv2 $uri '$work/demo.events' $frames 256 '$work/plugin.wav' &&
+             /usr/bin/python3 '$checkout/Tests/Plugins/compare.py' '$work/plugin.wav' '$work/render.wav'"
   apt-get remove -y -qq toneshaper </dev/null > "$work/apt-remove.log" 2>&1 || cat "$work/apt-remove.log"
   # Left: what the upper layers hold that the system had not (a removed file leaves no trace there);
   # gone: what they hide of the system (whiteouts).
@@ -145,8 +153,8 @@ if $hidden; then
 fi
 
 # Debian's tools the checks use, installed when missing as the browser tests install theirs.
-need_packages() {  # need_packages COMMAND PACKAGE...
-  command -v "$1" >/dev/null && return 0
+need_packages() {  # need_packages COMMAND|pkg:MODULE PACKAGE...: installs them when the command or pkg-config module is missing
+  case "$1" in pkg:*) pkg-config --exists "${1#pkg:}" 2>/dev/null && return 0 ;; *) command -v "$1" >/dev/null && return 0 ;; esac
   shift
   local sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
   echo "toneshaper: installing $* (apt-get)" >&2
@@ -304,6 +312,10 @@ if [ "${TONESHAPER_TEST_DEB:-}" = 1 ]; then
   # Installed and removed with apt-get on this system, in a mount namespace whose /usr, /etc and /var
   # are overlays: what the package does is seen in the overlays' upper layers, and the system is untouched.
   need_packages lv2info lilv-utils
+  # The packaged plugin is played by the plugin tests' host (Tests/Plugins/lv2host.c, over lilv).
+  need_packages pkg:lilv-0 liblilv-dev
+  need_packages pkg:sndfile libsndfile1-dev
+  cc -O1 -D_DEFAULT_SOURCE -o "$work/lv2host" Tests/Plugins/lv2host.c $(pkg-config --cflags --libs lilv-0 sndfile) || true
   if [ -s "$deb" ]; then
     TONESHAPER_CLAP_BUILT="$clap_built" "${ns[@]}" bash "$checkout/Tests/Install/run.sh" --deb-installed "$deb" \
       || echo "FAIL the package's namespace run stopped" | tee -a "$results"
