@@ -30,7 +30,7 @@ while [ $# -gt 0 ]; do
     --prefix=*|--bin=*|--out=*|--lv2=*|--clap=*) name="${1%%=*}"; declare "${name#--}=${1#*=}"; shift ;;
     --uninstall) uninstall=true; shift ;;
     --deb) deb=true; shift ;;
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^set /{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "install.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
   esac
 done

@@ -185,6 +185,10 @@ plugins=(--lv2 "$lv2_lib" --clap "$clap_lib")
 bash install.sh --bin "$bin" "${plugins[@]}" --prefix "$prefix" > "$work/install.log" 2>&1 || { cat "$work/install.log"; echo "FAIL install.sh --bin --prefix" >> "$results"; }
 mkdir -p "$work/presets-copy" && cp Presets/*.json "$work/presets-copy/"
 
+help="$(bash install.sh --help 2>&1 || true)"
+missing_options="$(for option in --prefix --bin --lv2 --clap --out --uninstall --deb; do grep -q -- "$option" <<<"$help" || printf ' %s' "$option"; done)"
+check "install.sh --help names every option it takes${missing_options:+ (not:$missing_options)}" test -z "$missing_options"
+
 # The instruments are where hosts look, whole.
 exports() { readelf --dyn-syms -W "$1" | awk '$7 != "UND" && ($5 == "GLOBAL" || $5 == "WEAK") { print $8 }'; }
 bundle="$prefix/lib/lv2/toneshaper.lv2"
