@@ -15,7 +15,7 @@ extension CLAPInstrument {
             let row = table[index]
             flags |= UInt32(CLAP_PARAM_IS_MODULATABLE)
             if row.isInteger { flags |= UInt32(CLAP_PARAM_IS_STEPPED) }
-            if row.parameter == .amplitude || row.parameter == .fidelity {
+            if row.isModulatedPerNote {
                 flags |= UInt32(CLAP_PARAM_IS_MODULATABLE_PER_NOTE_ID) | UInt32(CLAP_PARAM_IS_MODULATABLE_PER_KEY)
             }
             (id, name, low, high, value) = (UInt32(row.id), row.name, row.range.lowerBound, row.range.upperBound, row.defaultValue)

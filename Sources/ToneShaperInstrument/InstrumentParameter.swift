@@ -32,6 +32,10 @@ public struct InstrumentParameter: Sendable, Equatable {
 
     public var symbol: String { parameter.rawValue.replacingHyphens() }
 
+    /// Whether a CLAP host may modulate it for one note alone (a voice's own level or fidelity);
+    /// the others are the whole instrument's, as their controllers are.
+    public var isModulatedPerNote: Bool { parameter == .amplitude || parameter == .fidelity }
+
     /// A value in the parameter's unit from 0...1, along the knob's curve.
     public func value(normalised x: Double) -> Double {
         let t = min(max(x, 0), 1)
@@ -88,12 +92,13 @@ extension String {
 extension InstrumentParameter {
     /// The README's list of the plugin's controls (a test holds README.md to it).
     public static var markdownTable: String {
-        var lines = ["| Control | Port symbol | Unit | Range | Default | Knob |", "|---|---|---|---|---|---|"]
+        var lines = ["| Control | LV2 port symbol | CLAP id | Unit | Range | Default | Knob | CLAP per note |",
+                     "|---|---|---|---|---|---|---|---|"]
         for row in table {
             let unit = row.unit == .none ? "" : row.unit.rawValue
             let knob = !row.choices.isEmpty ? row.choices.joined(separator: ", ")
                 : row.isLogarithmic ? "exponential" : row.isInteger ? "whole steps" : "linear"
-            lines.append("| \(row.name) | `\(row.symbol)` | \(unit) | \(LV2Turtle.decimal(row.range.lowerBound)) … \(LV2Turtle.decimal(row.range.upperBound)) | \(LV2Turtle.decimal(row.defaultValue)) | \(knob) |")
+            lines.append("| \(row.name) | `\(row.symbol)` | \(row.id) | \(unit) | \(LV2Turtle.decimal(row.range.lowerBound)) … \(LV2Turtle.decimal(row.range.upperBound)) | \(LV2Turtle.decimal(row.defaultValue)) | \(knob) | \(row.isModulatedPerNote ? "yes" : "") |")
         }
         return lines.joined(separator: "\n")
     }
