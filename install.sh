@@ -187,8 +187,9 @@ put_lv2() {  # put_lv2 DIR [RECORD]
 }
 put_clap() {  # put_clap DIR [RECORD]
   plugin_folder "$1" "${2:-}"
-  install -m 644 "$clap" "$1/toneshaper.clap"
+  bash packaging/clap/assemble.sh "$clap" "$1/toneshaper.clap"
   strip --strip-unneeded --remove-section=.comment "$1/toneshaper.clap"
+  chmod 644 "$1/toneshaper.clap"
 }
 
 if ! $deb; then
