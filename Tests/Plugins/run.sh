@@ -9,9 +9,18 @@
 # bundle whose shape of that name differs, plays the same. Then a smoke run in a real host: jalv on a dummy JACK server of
 # the test's own, MIDI from jack_midiseq, 2 s recorded with jack_rec must not be silent.
 #
+# The CLAP plugin, the same way: toneshaper.clap (one file, shapes inside) loaded by claphost (a C
+# host over the CLAP headers) must export only clap_entry, describe itself as an instrument, play
+# demo.mid as MIDI and as CLAP notes equal to `render` in blocks of 32, 256 and 1024 and as 16
+# instances, apply a parameter at its frame inside a block, bend one voice by a tuning expression
+# (measured by FFT), keep its state across processes (an edited shape in it plays edited), and
+# survive a hostile host.
+#
 # Usage: bash Tests/Plugins/run.sh   (after `swift build` or `swift test`: it renders the reference
-#   with that build's program; TONESHAPER_BIN=FILE uses another)
-# Installs lv2-dev liblilv-dev lilv-utils sordi jalv jackd2 when missing (apt-get; sudo unless root).
+#   with that build's program; TONESHAPER_BIN=FILE uses another; TONESHAPER_CLAP=FILE tests that
+#   .clap instead of building one)
+# Installs lv2-dev liblilv-dev lilv-utils sordi jalv jackd2 dpf-source when missing (apt-get; sudo
+# unless root).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 checkout="$PWD"
@@ -33,6 +42,7 @@ command -v jalv >/dev/null || missing+=(jalv)
 command -v jackd >/dev/null && command -v jack_midiseq >/dev/null && command -v jack_rec >/dev/null || missing+=(jackd2)
 pkg-config --exists sndfile || missing+=(libsndfile1-dev)
 command -v cc >/dev/null || missing+=(gcc libc6-dev)
+[ -f /usr/share/dpf/distrho/src/clap/entry.h ] || missing+=(dpf-source)
 /usr/bin/python3 -c 'import soundfile, numpy' 2>/dev/null || missing+=(python3-soundfile python3-numpy)
 if [ ${#missing[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
@@ -109,6 +119,82 @@ check "the state saved by one process, restored into a new instance in another o
 check "hosts list the shipped shapes as the plugin's presets (lv2info: one per Presets/*.json, glide-bass among them)" \
   bash -c "LV2_PATH='$bundles' lv2info '$uri' | awk '/^\tPresets:/ { on = 1; next } on && NF == 0 { exit } on { print \$1 }' >'$work/presets.txt' &&
            [ \$(wc -l <'$work/presets.txt') -eq $(ls Presets/*.json | wc -l) ] && grep -qx glide-bass '$work/presets.txt'"
+
+# --- the CLAP instrument, in claphost (a C host over the CLAP headers, built here with cc) ---------
+# TONESHAPER_CLAP=FILE tests that .clap instead of building one (a variant, another build).
+clap_id=org.toneshaper.instrument
+if [ -n "${TONESHAPER_CLAP:-}" ]; then
+  clap="$TONESHAPER_CLAP"
+else
+  TONESHAPER_CPU=baseline swift build -c release --build-path .build-plugins --product toneshaper_clap
+  clap="$work/clap/toneshaper.clap"
+  if [ -f packaging/clap/assemble.sh ]; then bash packaging/clap/assemble.sh .build-plugins/release/libtoneshaper_clap.so "$clap"
+  else mkdir -p "$work/clap" && cp .build-plugins/release/libtoneshaper_clap.so "$clap"; fi
+fi
+cc -O1 -Wall -Wextra -Werror -I/usr/share/dpf/distrho/src -o "$work/claphost" Tests/Plugins/claphost.c -ldl -lm $(pkg-config --cflags --libs sndfile)
+clap_host() { "$work/claphost" "$clap" "$clap_id" "$@"; }
+clap_env="$(declare -f clap_host compare); work='$work' clap='$clap' clap_id='$clap_id' frames='$frames' note_frames='$note_frames'"
+
+check "the CLAP library exports one symbol, clap_entry" \
+  bash -c "readelf --dyn-syms -W '$clap' | awk '\$7 != \"UND\" && (\$5 == \"GLOBAL\" || \$5 == \"WEAK\") { print \$8 }' | tee /dev/stderr | diff - <(echo clap_entry)"
+check "the CLAP library needs no Swift toolchain (no libswift*, no libFoundation* in ldd)" \
+  bash -c "ldd '$clap' | tee /dev/stderr | grep -q libc.so && ! ldd '$clap' | grep -E 'libswift|libFoundation|libdispatch'"
+check "the descriptor is $clap_id, ToneShaper, an instrument, synthesizer, stereo; one note input for CLAP notes and MIDI; one stereo output" \
+  bash -c "$clap_env; clap_host --describe | tee '$work/describe.txt' >&2 &&
+           grep -qx 'id $clap_id' '$work/describe.txt' && grep -qx 'name ToneShaper' '$work/describe.txt' &&
+           grep -Eq '^features( .*)? instrument( |$)' '$work/describe.txt' && grep -Eq '^features( .*)? synthesizer( |$)' '$work/describe.txt' &&
+           grep -Eq '^features( .*)? stereo( |$)' '$work/describe.txt' && grep -Eq '^note-input dialects clap midi' '$work/describe.txt' &&
+           grep -qx 'note-ports in 1 out 0' '$work/describe.txt' && grep -qx 'audio-ports in 0 out 1' '$work/describe.txt'"
+check "its parameters are the instrument's controls by name, automatable, and Shape (id 100)" \
+  bash -c "for name in $(printf '"%s" ' Amplitude Volume Pan Duration Fidelity Attack Release 'Echo delay' 'Echo volume' Vibrato 'Pitch bend range' 'Wave type'); do
+             grep -E \"^param [0-9]+ \\\"\$name\\\" .* automatable\" '$work/describe.txt' >/dev/null || { echo \"no automatable \$name\"; exit 1; }; done;
+           grep -Eq '^param 100 \"Shape\" 0\.\.[0-9]+ .* automatable stepped' '$work/describe.txt'"
+
+for dialect in "" --notes; do
+  for block in 32 256 1024; do
+    check "CLAP: demo.mid ${dialect:+as CLAP notes }in host blocks of $block frames equals toneshaper render sample for sample" \
+      bash -c "$clap_env; clap_host '$work/demo.events' $frames $block '$work/clap$block$dialect.wav' $dialect &&
+               compare '$work/clap$block$dialect.wav' '$work/render.wav'"
+  done
+done
+check "CLAP: 16 instances at once each play it, equal to each other and to the render" \
+  bash -c "$clap_env; clap_host '$work/demo.events' $frames 256 '$work/clap16.wav' -n 16 --notes && compare '$work/clap16.wav' '$work/render.wav'"
+# Frame 96000 is inside a 1024-frame block (95232…96255): a plugin that applies it at the block's start fails.
+check "CLAP: Volume moved at frame 96000, inside a host block, changes the output from frame 96000, not before" \
+  bash -c "$clap_env; clap_host '$work/demo.events' $frames 1024 '$work/clapmoved.wav' -s 96000 Volume 0.1 &&
+           compare '$work/clapmoved.wav' '$work/render.wav' --first-diff 96000"
+
+# Two held sine voices (the drone, program 3, its echo off): keys 57 and 64, then tuning +12 on key 57.
+printf '0 192 3 0\n0 144 57 100\n0 144 64 100\n144000 128 57 0\n144000 128 64 0\n' >"$work/two.events"
+for dialect in --notes ""; do
+  by="by key and channel"; [ -n "$dialect" ] && by="by note id"
+  check "CLAP: a tuning expression of +12 on key 57 at frame 72000 ($by) doubles that voice's frequency from there (FFT), and only that voice's" \
+    bash -c "$clap_env; clap_host '$work/two.events' 150000 256 '$work/tuned$dialect.wav' $dialect -s 0 'Echo volume' 0 -e 72000 57 tuning 12 &&
+             /usr/bin/python3 Tests/Plugins/tuning.py '$work/tuned$dialect.wav' 72000 2"
+done
+
+check "CLAP: a state saved in one process (Shape glide-bass), restored in another, plays the same as render --preset glide-bass" \
+  bash -c "$clap_env; clap_host '$work/note.events' $note_frames 256 '$work/clapshape.wav' --notes -s 0 Shape 8 --save '$work/clap.state' &&
+           compare '$work/clapshape.wav' '$work/glide-bass.wav' &&
+           clap_host '$work/note.events' $note_frames 256 '$work/claprestored.wav' --notes --restore '$work/clap.state' &&
+           compare '$work/claprestored.wav' '$work/glide-bass.wav'"
+# The saved bytes edited as a user's own shape would be: glide-bass three times slower.
+check "CLAP: a state whose glide-bass was edited (duration ×3) plays the edited shape, as render --preset of that shape's JSON" \
+  bash -c "$clap_env; /usr/bin/python3 -c '
+import json, sys
+state = json.loads(open(sys.argv[1], \"rb\").read())
+shapes = [s for s in state[\"shapes\"] if s[\"name\"] == \"glide-bass\"]
+assert shapes, \"no glide-bass in the saved state\"
+for s in shapes: s[\"duration\"] *= 3
+open(sys.argv[2], \"w\").write(json.dumps(state))
+json.dump(shapes[0], open(sys.argv[3], \"w\"))' '$work/clap.state' '$work/edited.state' '$work/edited-shape.json' &&
+           '$bin' render '$work/note.mid' --preset '$work/edited-shape.json' -o '$work/edited.wav' --format wav32f >/dev/null &&
+           ! compare '$work/edited.wav' '$work/glide-bass.wav' >/dev/null &&
+           clap_host '$work/note.events' $note_frames 256 '$work/clapedited.wav' --restore '$work/edited.state' &&
+           compare '$work/clapedited.wav' '$work/edited.wav'"
+check "CLAP: a hostile host (bad queries, garbage/truncated/endless states, unknown and out-of-range events, zero-frame calls) does not crash it" \
+  bash -c "$clap_env; clap_host '$work/demo.events' $frames 256 '$work/hostile.wav' --hostile -n 2 --notes &&
+           /usr/bin/python3 -c 'import soundfile, numpy, sys; a, _ = soundfile.read(sys.argv[1]); sys.exit(0 if abs(a).max() > 0.01 else \"silent\")' '$work/hostile.wav'"
 
 # --- in a real host: jalv on a dummy JACK server of this test's own, a looping MIDI sequence in ---
 export JACK_DEFAULT_SERVER="toneshaper-plugins-$$"
