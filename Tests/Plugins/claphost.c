@@ -17,6 +17,8 @@
                            clap_ostream that takes at most 4093 bytes a call)
      --restore FILE        every instance loads FILE before it is activated (a clap_istream that
                            gives at most 4093 bytes a call)
+     --note-ends           with --notes: every note must be ended by a CLAP_EVENT_NOTE_END of its
+                           id, once, by the last frame, and no other id
      --hostile             also, and none of it may crash: parameter queries out of range, state
                            bytes that are garbage, empty, truncated, endless or an erroring stream
                            (each must be refused, then a good state still loads), a zero-frame
@@ -28,7 +30,7 @@
 
    Usage: claphost PLUGIN.clap PLUGIN_ID EVENTS FRAMES BLOCK OUT.wav [-n INSTANCES] [--notes]
                    [-s FRAME NAME VALUE]... [-e FRAME KEY EXPR VALUE]... [--save FILE] [--restore FILE]
-                   [--hostile] */
+                   [--note-ends] [--hostile] */
 #include <clap/entry.h>
 #include <clap/events.h>
 #include <clap/ext/audio-ports.h>
@@ -133,16 +135,23 @@ static Slot *list_add(EventList *e, uint32_t time, uint16_t space, uint16_t type
   return s;
 }
 
-/* What the plugin sends back: checked for a sane header, NOTE_END counted. */
-static long out_events, note_ends;
+/* What an instance sends back: a sane header, and a NOTE_END (CLAP: when a voice has ended) counted
+   per note id the host gave, once a note; an end for an id never given is stray. */
+static int32_t next_note_id; /* the ids given so far: 0..<next_note_id */
+typedef struct { clap_output_events_t list; unsigned *ended; long events, anonymous_ends, stray_ends; } Output;
 static bool out_try_push(const clap_output_events_t *l, const clap_event_header_t *e) {
-  (void)l;
+  Output *o = l->ctx;
   if (!e || e->size < sizeof(clap_event_header_t)) fail("the plugin pushed an event with no header");
-  if (e->space_id == CLAP_CORE_EVENT_SPACE_ID && e->type == CLAP_EVENT_NOTE_END) note_ends++;
-  out_events++;
+  o->events++;
+  if (e->space_id == CLAP_CORE_EVENT_SPACE_ID && e->type == CLAP_EVENT_NOTE_END) {
+    if (e->size < sizeof(clap_event_note_t)) fail("the plugin pushed a NOTE_END of %u bytes", e->size);
+    int32_t id = ((const clap_event_note_t *)e)->note_id;
+    if (id == -1) o->anonymous_ends++;
+    else if (id >= 0 && id < next_note_id) o->ended[id]++;
+    else o->stray_ends++;
+  }
   return true;
 }
-static const clap_output_events_t out_list = { NULL, out_try_push };
 
 /* --- state streams ------------------------------------------------------------------------------ */
 
@@ -210,6 +219,7 @@ typedef struct {
   const clap_plugin_note_ports_t *note_ports;
   const clap_plugin_audio_ports_t *audio_ports;
   float *out[2];
+  Output output;
 } Instance;
 
 static const void *extension(const clap_plugin_t *p, const char *id) {
@@ -441,11 +451,13 @@ static unsigned char *read_file(const char *path, size_t *size) {
 int main(int argc, char **argv) {
   if (argc < 4) fail("usage: claphost PLUGIN.clap PLUGIN_ID EVENTS FRAMES BLOCK OUT.wav [-n N] [--notes] [-s FRAME NAME VALUE]... "
                      "[-e FRAME KEY EXPR VALUE]... [--save FILE] [--restore FILE] [--hostile] | PLUGIN.clap PLUGIN_ID --describe");
-  const char *path = argv[1], *plugin_id = argv[2];
+  char *path = realpath(argv[1], NULL); /* dlopen searches for a bare name; CLAP's init wants the file's path */
+  const char *plugin_id = argv[2];
+  if (!path) fail("%s: no such file", argv[1]);
   int describing = !strcmp(argv[3], "--describe");
   if (!describing && argc < 7) fail("usage: claphost PLUGIN.clap PLUGIN_ID EVENTS FRAMES BLOCK OUT.wav [options]");
   long frames = 0, block = 1;
-  int count = 1, notes = 0, hostile = 0, nsets = 0, nexpressions = 0;
+  int count = 1, notes = 0, hostile = 0, nsets = 0, nexpressions = 0, want_ends = 0;
   const char *save_path = NULL, *restore_path = NULL;
   static Set sets[MAX_SETS];
   static Expression expressions[MAX_SETS];
@@ -456,6 +468,7 @@ int main(int argc, char **argv) {
       if (!strcmp(argv[a], "-n") && a + 1 < argc) count = (int)number(argv[++a], "-n", 1, MAX_INSTANCES);
       else if (!strcmp(argv[a], "--notes")) notes = 1;
       else if (!strcmp(argv[a], "--hostile")) hostile = 1;
+      else if (!strcmp(argv[a], "--note-ends")) want_ends = 1;
       else if (!strcmp(argv[a], "--save") && a + 1 < argc) save_path = argv[++a];
       else if (!strcmp(argv[a], "--restore") && a + 1 < argc) restore_path = argv[++a];
       else if (!strcmp(argv[a], "-s") && a + 3 < argc && nsets < MAX_SETS) {
@@ -472,6 +485,8 @@ int main(int argc, char **argv) {
       } else fail("unknown or incomplete option '%s'", argv[a]);
     }
   }
+
+  if (want_ends && !notes) fail("--note-ends needs --notes");
 
   /* the events */
   MidiEvent *events = NULL;
@@ -561,6 +576,8 @@ int main(int argc, char **argv) {
     if (!inst[k].plugin->activate(inst[k].plugin, 48000, 1, MAX_BLOCK)) fail("plugin.activate(48000, 1, %d) failed", MAX_BLOCK);
     for (int c = 0; c < 2; c++)
       if (!(inst[k].out[c] = malloc(MAX_BLOCK * sizeof(float)))) fail("out of memory");
+    inst[k].output.list = (clap_output_events_t){ &inst[k].output, out_try_push };
+    if (!(inst[k].output.ended = calloc(nevents + 1, sizeof(unsigned)))) fail("out of memory");
   }
   for (int k = 0; k < count; k++) {
     in_process = 1; /* start_processing is on the audio thread */
@@ -577,7 +594,6 @@ int main(int argc, char **argv) {
   int32_t note_ids[16][128]; /* the sounding note of each channel and key: its id (-1 in MIDI) */
   int sounding[16][128];
   memset(sounding, 0, sizeof sounding);
-  int32_t next_note_id = 0;
   size_t next = 0;
   int status = 0;
   clap_id some_param = sets[0].id;
@@ -630,20 +646,20 @@ int main(int argc, char **argv) {
       const clap_plugin_t *p = inst[k].plugin;
       clap_audio_buffer_t buffer = { inst[k].out, NULL, 2, 0, 0 };
       if (hostile) {
-        clap_process_t zero = { start, 0, NULL, NULL, NULL, 0, 0, &in_list, &out_list };
+        clap_process_t zero = { start, 0, NULL, NULL, NULL, 0, 0, &in_list, &inst[k].output.list };
         in_process = 1;
         p->process(p, &zero); /* any status: nothing was asked */
         in_process = 0;
       }
       for (uint32_t i = 0; i < n; i++) inst[k].out[0][i] = inst[k].out[1][i] = NAN; /* what the plugin leaves unwritten shows */
-      clap_process_t process = { start, n, NULL, NULL, &buffer, 0, 1, &in_list, &out_list };
+      clap_process_t process = { start, n, NULL, NULL, &buffer, 0, 1, &in_list, &inst[k].output.list };
       in_process = 1;
       clap_process_status result = p->process(p, &process);
       in_process = 0;
       if (result == CLAP_PROCESS_ERROR) fail("plugin.process returned CLAP_PROCESS_ERROR at frame %ld", start);
       in_process = 1; /* flush while active is on the audio thread */
-      if (hostile) inst[k].params->flush(p, &in_list, &out_list);
-      else if (flush_requests) inst[k].params->flush(p, &no_events, &out_list);
+      if (hostile) inst[k].params->flush(p, &in_list, &inst[k].output.list);
+      else if (flush_requests) inst[k].params->flush(p, &no_events, &inst[k].output.list);
       in_process = 0;
       if (callback_requested) { callback_requested = 0; p->on_main_thread(p); }
     }
@@ -678,15 +694,29 @@ int main(int argc, char **argv) {
     free(s.bytes);
   }
   for (int k = 0; k < count; k++) {
+    const Output *o = &inst[k].output;
+    int32_t unended = 0, twice = 0;
+    for (int32_t id = 0; id < next_note_id; id++) { unended += !o->ended[id]; twice += o->ended[id] > 1; }
+    if (k == 0)
+      fprintf(stderr, "claphost: the plugin sent %ld events: note ends for %d of the %d notes given, %ld without an id, %ld for ids never given\n",
+              o->events, next_note_id - unended, next_note_id, o->anonymous_ends, o->stray_ends);
+    if (want_ends && (unended || twice || o->stray_ends)) {
+      fprintf(stderr, "claphost: instance %d: %d notes never ended, %d ended more than once, %ld ends for ids never given\n", k,
+              unended, twice, o->stray_ends);
+      status = 1;
+    }
+  }
+  for (int k = 0; k < count; k++) {
     inst[k].plugin->deactivate(inst[k].plugin);
     inst[k].plugin->destroy(inst[k].plugin);
     free(inst[k].out[0]);
     free(inst[k].out[1]);
+    free(inst[k].output.ended);
   }
   entry->deinit();
   if (dlclose(library)) fail("dlclose: %s", dlerror());
+  free(path);
   if (restart_requested) fprintf(stderr, "claphost: the plugin asked for a restart %d time(s)\n", restart_requested);
-  fprintf(stderr, "claphost: %ld output events (%ld note ends)\n", out_events, note_ends);
   free(events);
   free(interleaved);
   return status;

@@ -157,6 +157,8 @@ for dialect in "" --notes; do
                compare '$work/clap$block$dialect.wav' '$work/render.wav'"
   done
 done
+check "CLAP: every note sent as a CLAP note is ended by one CLAP_EVENT_NOTE_END of its id by the end of its release" \
+  bash -c "$clap_env; clap_host '$work/demo.events' $frames 256 '$work/clapends.wav' --notes --note-ends"
 check "CLAP: 16 instances at once each play it, equal to each other and to the render" \
   bash -c "$clap_env; clap_host '$work/demo.events' $frames 256 '$work/clap16.wav' -n 16 --notes && compare '$work/clap16.wav' '$work/render.wav'"
 # Frame 96000 is inside a 1024-frame block (95232…96255): a plugin that applies it at the block's start fails.
