@@ -25,7 +25,8 @@
                            process call before every block, unknown event types, other event
                            spaces, parameter ids that do not exist, NaN values, keys/channels/ports
                            out of range, events out of order and past the block, params.flush
-                           between blocks with the same
+                           between blocks with the same, an activation at another rate first
+                           and a reset half way
    claphost PLUGIN.clap PLUGIN_ID --describe   prints the descriptor, ports and parameters.
 
    Usage: claphost PLUGIN.clap PLUGIN_ID EVENTS FRAMES BLOCK OUT.wav [-n INSTANCES] [--notes]
@@ -495,7 +496,7 @@ int main(int argc, char **argv) {
     FILE *ef = fopen(argv[3], "r");
     if (!ef) fail("cannot open the events file %s", argv[3]);
     size_t cap = 1024;
-    events = malloc(cap * sizeof *events);
+    if (!(events = malloc(cap * sizeof *events))) fail("out of memory");
     unsigned s, d1, d2;
     long f, last = 0;
     int got;
@@ -571,7 +572,12 @@ int main(int argc, char **argv) {
     free(bytes);
   }
   if (hostile)
-    for (int k = 0; k < count; k++) hostile_main_thread(&inst[k]);
+    for (int k = 0; k < count; k++) {
+      hostile_main_thread(&inst[k]);
+      /* activated at another rate and block first, as a host does when its settings change */
+      if (!inst[k].plugin->activate(inst[k].plugin, 44100, 64, 64)) fail("plugin.activate(44100, 64, 64) failed");
+      inst[k].plugin->deactivate(inst[k].plugin);
+    }
   for (int k = 0; k < count; k++) {
     if (!inst[k].plugin->activate(inst[k].plugin, 48000, 1, MAX_BLOCK)) fail("plugin.activate(48000, 1, %d) failed", MAX_BLOCK);
     for (int c = 0; c < 2; c++)
@@ -589,8 +595,9 @@ int main(int argc, char **argv) {
   SNDFILE *out = sf_open(argv[6], SFM_WRITE, &info);
   if (!out) fail("%s: %s", argv[6], sf_strerror(NULL));
   float *interleaved = malloc(2 * MAX_BLOCK * sizeof(float));
-  static EventList list, empty;
-  clap_input_events_t in_list = { &list, list_size, list_get }, no_events = { &empty, list_size, list_get };
+  static EventList list, empty, odd; /* odd: the hostile events alone, for zero-frame calls and flush */
+  clap_input_events_t in_list = { &list, list_size, list_get }, no_events = { &empty, list_size, list_get },
+                      odd_list = { &odd, list_size, list_get };
   int32_t note_ids[16][128]; /* the sounding note of each channel and key: its id (-1 in MIDI) */
   int sounding[16][128];
   memset(sounding, 0, sizeof sounding);
@@ -640,13 +647,18 @@ int main(int argc, char **argv) {
                                                           (int16_t)key, expressions[i].value };
         }
     }
-    if (hostile) hostile_events(&list, n, some_param);
+    if (hostile) {
+      hostile_events(&list, n, some_param);
+      odd.count = 0;
+      hostile_events(&odd, 0, some_param);
+    }
 
     for (int k = 0; k < count; k++) {
       const clap_plugin_t *p = inst[k].plugin;
       clap_audio_buffer_t buffer = { inst[k].out, NULL, 2, 0, 0 };
+      if (hostile && start < frames / 2 && start + n >= frames / 2) p->reset(p); /* all voices killed mid-song */
       if (hostile) {
-        clap_process_t zero = { start, 0, NULL, NULL, NULL, 0, 0, &in_list, &inst[k].output.list };
+        clap_process_t zero = { start, 0, NULL, NULL, NULL, 0, 0, &odd_list, &inst[k].output.list };
         in_process = 1;
         p->process(p, &zero); /* any status: nothing was asked */
         in_process = 0;
@@ -658,7 +670,7 @@ int main(int argc, char **argv) {
       in_process = 0;
       if (result == CLAP_PROCESS_ERROR) fail("plugin.process returned CLAP_PROCESS_ERROR at frame %ld", start);
       in_process = 1; /* flush while active is on the audio thread */
-      if (hostile) inst[k].params->flush(p, &in_list, &inst[k].output.list);
+      if (hostile) inst[k].params->flush(p, &odd_list, &inst[k].output.list);
       else if (flush_requests) inst[k].params->flush(p, &no_events, &inst[k].output.list);
       in_process = 0;
       if (callback_requested) { callback_requested = 0; p->on_main_thread(p); }
