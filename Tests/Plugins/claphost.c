@@ -610,9 +610,15 @@ int main(int argc, char **argv) {
   }
   for (long start = 0; start < frames; start += block) {
     uint32_t n = (uint32_t)(frames - start < block ? frames - start : block);
-    /* this block's events in time order: at one frame, the file's MIDI, then -s, then -e */
+    /* this block's events in time order: at one frame, -s (a control set as the frame starts, so a
+       note there plays with it), then the file's MIDI, then -e (on the notes sounding by then) */
     list.count = 0;
     for (long f = start; f < start + n; f++) {
+      for (int i = 0; i < nsets; i++)
+        if (sets[i].frame == f) {
+          Slot *s = list_add(&list, (uint32_t)(f - start), CLAP_CORE_EVENT_SPACE_ID, CLAP_EVENT_PARAM_VALUE, sizeof(clap_event_param_value_t));
+          s->value = (clap_event_param_value_t){ s->header, sets[i].id, NULL, -1, -1, -1, -1, sets[i].value };
+        }
       for (; next < nevents && events[next].frame == f; next++) {
         const uint8_t *m = events[next].bytes;
         int kind = m[0] & 0xF0, ch = m[0] & 0x0F, key = m[1];
@@ -631,11 +637,6 @@ int main(int argc, char **argv) {
         if (on) sounding[ch][key] = 1;
         if (off) sounding[ch][key] = 0;
       }
-      for (int i = 0; i < nsets; i++)
-        if (sets[i].frame == f) {
-          Slot *s = list_add(&list, (uint32_t)(f - start), CLAP_CORE_EVENT_SPACE_ID, CLAP_EVENT_PARAM_VALUE, sizeof(clap_event_param_value_t));
-          s->value = (clap_event_param_value_t){ s->header, sets[i].id, NULL, -1, -1, -1, -1, sets[i].value };
-        }
       for (int i = 0; i < nexpressions; i++)
         if (expressions[i].frame == f) {
           int ch = 0, key = expressions[i].key;

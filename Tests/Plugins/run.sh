@@ -171,7 +171,7 @@ printf '0 192 3 0\n0 144 57 100\n0 144 64 100\n144000 128 57 0\n144000 128 64 0\
 for dialect in --notes ""; do
   by="by key and channel"; [ -n "$dialect" ] && by="by note id"
   check "CLAP: a tuning expression of +12 on key 57 at frame 72000 ($by) doubles that voice's frequency from there (FFT), and only that voice's" \
-    bash -c "$clap_env; clap_host '$work/two.events' 150000 256 '$work/tuned$dialect.wav' $dialect -s 0 'Echo volume' 0 -e 72000 57 tuning 12 &&
+    bash -c "$clap_env; clap_host '$work/two.events' 150000 256 '$work/tuned$dialect.wav' $dialect -s 1 'Echo volume' 0 -e 72000 57 tuning 12 &&
              /usr/bin/python3 Tests/Plugins/tuning.py '$work/tuned$dialect.wav' 72000 2"
 done
 
@@ -184,11 +184,13 @@ check "CLAP: a state saved in one process (Shape glide-bass), restored in anothe
 check "CLAP: a state whose glide-bass was edited (duration ×3) plays the edited shape, as render --preset of that shape's JSON" \
   bash -c "$clap_env; /usr/bin/python3 -c '
 import json, sys
-state = json.loads(open(sys.argv[1], \"rb\").read())
+saved = open(sys.argv[1], \"rb\").read()
+json_part, nul, rest = saved.partition(bytes(1))  # the InstrumentState JSON, then after a NUL the controls set
+state = json.loads(json_part)
 shapes = [s for s in state[\"shapes\"] if s[\"name\"] == \"glide-bass\"]
 assert shapes, \"no glide-bass in the saved state\"
 for s in shapes: s[\"duration\"] *= 3
-open(sys.argv[2], \"w\").write(json.dumps(state))
+open(sys.argv[2], \"wb\").write(json.dumps(state).encode() + nul + rest)
 json.dump(shapes[0], open(sys.argv[3], \"w\"))' '$work/clap.state' '$work/edited.state' '$work/edited-shape.json' &&
            '$bin' render '$work/note.mid' --preset '$work/edited-shape.json' -o '$work/edited.wav' --format wav32f >/dev/null &&
            ! compare '$work/edited.wav' '$work/glide-bass.wav' >/dev/null &&
