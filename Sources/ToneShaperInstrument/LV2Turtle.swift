@@ -6,6 +6,19 @@ public enum LV2Turtle {
     /// Port indices: MIDI in, the two outputs, the shape, then the table's controls.
     public static let shapePort = 3
     public static func port(of parameter: InstrumentParameter) -> Int { 4 + parameter.id }
+    /// The atom output after the controls: the plugin's patch:Set answers (which file it plays).
+    public static var notifyPort: Int { 4 + InstrumentParameter.table.count }
+
+    /// The files a host's file chooser sets with patch:Set (atom:Path parameters), in the order the
+    /// plugin numbers them: a shape (.json), a Scala scale (.scl), a Scala keyboard map (.kbm).
+    public static let fileParameters: [(uri: String, symbol: String, label: String, comment: String)] = [
+        ("urn:toneshaper:lv2:shape-file", "shape-file", "Shape file",
+         "A tone shape (.json, as toneshaper edit saves it), played on every channel; kept in the state by content."),
+        ("urn:toneshaper:lv2:scale-file", "scale-file", "Scale file",
+         "A Scala scale (.scl) the keys are tuned to; kept in the state as its text."),
+        ("urn:toneshaper:lv2:keymap-file", "keymap-file", "Keyboard map file",
+         "A Scala keyboard mapping (.kbm) for the scale; kept in the state as its text."),
+    ]
 
     static func presetURI(_ name: String) -> String { "urn:toneshaper:lv2:preset:" + name }
 
@@ -57,7 +70,7 @@ public enum LV2Turtle {
     public static func plugin(shapeNames: [String]) -> String {
         var ports = [
             """
-                [ a lv2:InputPort, atom:AtomPort ; atom:bufferType atom:Sequence ; atom:supports midi:MidiEvent ;
+                [ a lv2:InputPort, atom:AtomPort ; atom:bufferType atom:Sequence ; atom:supports midi:MidiEvent, patch:Message ;
                   lv2:designation lv2:control ; lv2:index 0 ; lv2:symbol "midi_in" ; lv2:name "MIDI In" ]
             """,
             """
@@ -82,26 +95,43 @@ public enum LV2Turtle {
             ports.append(control(index: port(of: row), symbol: row.symbol, name: row.name, range: row.range,
                                  defaultValue: row.defaultValue, properties: properties, unit: unit, choices: row.choices))
         }
+        ports.append("""
+                [ a lv2:OutputPort, atom:AtomPort ; atom:bufferType atom:Sequence ; atom:supports patch:Message ;
+                  lv2:designation lv2:control ; lv2:index \(notifyPort) ; lv2:symbol "notify" ; lv2:name "Notify" ]
+            """)
+        let parameters = fileParameters.map { p in
+            """
+            <\(p.uri)> a lv2:Parameter ;
+                rdfs:label "\(p.label)" ;
+                rdfs:comment "\(p.comment)" ;
+                rdfs:range atom:Path .
+
+            """
+        }.joined(separator: "\n") + "\n"
         return """
             @prefix atom: <http://lv2plug.in/ns/ext/atom#> .
             @prefix doap: <http://usefulinc.com/ns/doap#> .
+            @prefix log: <http://lv2plug.in/ns/ext/log#> .
             @prefix lv2: <http://lv2plug.in/ns/lv2core#> .
             @prefix midi: <http://lv2plug.in/ns/ext/midi#> .
+            @prefix patch: <http://lv2plug.in/ns/ext/patch#> .
             @prefix pprops: <http://lv2plug.in/ns/ext/port-props#> .
             @prefix rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#> .
             @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
             @prefix state: <http://lv2plug.in/ns/ext/state#> .
             @prefix units: <http://lv2plug.in/ns/extensions/units#> .
             @prefix urid: <http://lv2plug.in/ns/ext/urid#> .
+            @prefix work: <http://lv2plug.in/ns/ext/worker#> .
 
             # Generated from InstrumentParameter.table and Presets/ (LV2Turtle): do not edit by hand;
             # TONESHAPER_WRITE_LV2=1 swift test --filter LV2Turtle rewrites it.
-            <\(pluginURI)> a lv2:Plugin, lv2:InstrumentPlugin ;
+            \(parameters)<\(pluginURI)> a lv2:Plugin, lv2:InstrumentPlugin ;
                 doap:name "ToneShaper" ;
                 rdfs:comment "A MIDI instrument that plays drawn frequency curves (tone shapes)." ;
                 lv2:requiredFeature urid:map ;
-                lv2:optionalFeature lv2:hardRTCapable ;
-                lv2:extensionData state:interface ;
+                lv2:optionalFeature lv2:hardRTCapable, work:schedule, log:log ;
+                lv2:extensionData state:interface, work:interface ;
+                patch:writable \(fileParameters.map { "<\($0.uri)>" }.joined(separator: ", ")) ;
                 lv2:port
             \(ports.joined(separator: " ,\n")) .
 

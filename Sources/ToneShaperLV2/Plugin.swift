@@ -3,21 +3,42 @@ import Glibc
 import ToneShaperCore
 import ToneShaperInstrument
 
+/// What the plugin plays: the instrument, and the file each of its file properties was last set
+/// to (the shape, the scale, the keyboard map; empty: none), which it tells the host on patch:Get.
+/// Made and freed off the audio thread; `run` reaches it through one pointer word it swaps.
+final class Setup {
+    let instrument: Instrument
+    let paths: [[UInt8]]
+    init(instrument: Instrument, paths: [[UInt8]] = Array(repeating: [], count: FileProperty.allCases.count)) {
+        self.instrument = instrument
+        self.paths = paths
+    }
+}
+
 /// The LV2 instrument `toneshaper.lv2`: the front door (`Instrument`) behind LV2's C ABI.
 ///
 /// Ports, in the order toneshaper.ttl gives them (generated from the same table, `LV2Turtle`):
-/// 0 MIDI in (atom:Sequence of midi:MidiEvent), 1–2 audio out, 3 the shape, 4… the controls of
-/// `InstrumentParameter.table`. A control is applied when its value changes, at the block's first
-/// frame, as a knob's controller would be: an unmoved control leaves each preset's own setting.
+/// 0 MIDI and patch messages in (atom:Sequence), 1–2 audio out, 3 the shape, 4… the controls of
+/// `InstrumentParameter.table`, then the notify port (patch:Set answers out). A control is applied
+/// when its value changes, at the block's first frame, as a knob's controller would be: an unmoved
+/// control leaves each preset's own setting. A user's shape, scale or keyboard map arrives as a
+/// patch:Set of a file path: read and built into a new instrument by the worker (Worker.swift).
 final class Plugin {
-    /// Replaced only by a state restore, which LV2 never runs beside `run`.
-    var instrument: Instrument
+    /// The `Setup` playing (retained once, for this word): swapped by `workResponse` and `restore`.
+    let current: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     /// The bundle's shapes, which a restored state's shapes are placed after.
     let library: PresetLibrary
     let sampleRate: Double
     let midiEventType: LV2_URID
     let urids: StateURIDs
+    /// The host's worker and log (either may be missing: then no file is loaded, lines go to stderr).
+    let schedule: UnsafeMutablePointer<LV2_Worker_Schedule>?
+    let log: UnsafeMutablePointer<LV2_Log_Log>?
+    let patch: UnsafeMutablePointer<CLV2Patch>
+    /// Each file property's URID, in `FileProperty` order.
+    let propertyURIDs: [LV2_URID]
     var midiIn: UnsafePointer<LV2_Atom_Sequence>?
+    var notify: UnsafeMutablePointer<LV2_Atom_Sequence>?
     var left: UnsafeMutablePointer<Float>?
     var right: UnsafeMutablePointer<Float>?
     /// The shape port, then one per parameter.
@@ -27,13 +48,33 @@ final class Plugin {
     let applied: UnsafeMutablePointer<Float>
     let events: UnsafeMutablePointer<InstrumentEvent>
     static let eventCapacity = 2048
+    /// Audio-thread words: [0] the file properties (bits) to announce on the notify port, [1] the
+    /// restore count (a worker's answer built before the last restore is dropped).
+    let words: UnsafeMutablePointer<Int>
+    /// Old setups the worker could not be asked to free yet (its queue was full): asked again next block.
+    let retiring: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    static let retiringCapacity = 8
+    /// A request for the worker, made in `run` without allocating: header and path.
+    let request: UnsafeMutableRawPointer
+    /// The worker's side: the setup it built last (the base of the next file's setup, even before
+    /// `run` has swapped it in), and the lock `save` and the worker's freeing take (never `run`).
+    var latest: Setup?
+    let lock: UnsafeMutablePointer<pthread_mutex_t>
 
-    init(library: PresetLibrary, sampleRate: Double, midiEventType: LV2_URID, urids: StateURIDs) {
-        self.instrument = Instrument(library: library, sampleRate: sampleRate)
+    init(library: PresetLibrary, sampleRate: Double, midiEventType: LV2_URID, urids: StateURIDs,
+         schedule: UnsafeMutablePointer<LV2_Worker_Schedule>?, log: UnsafeMutablePointer<LV2_Log_Log>?,
+         map: UnsafeMutablePointer<LV2_URID_Map>) {
         self.library = library
         self.sampleRate = sampleRate
         self.midiEventType = midiEventType
         self.urids = urids
+        self.schedule = schedule
+        self.log = log
+        patch = .allocate(capacity: 1)
+        clv2_patch_init(patch, map)
+        propertyURIDs = FileProperty.allCases.map { map.pointee.map(map.pointee.handle, $0.uri) }
+        current = .allocate(capacity: 1)
+        current.initialize(to: Unmanaged.passRetained(Setup(instrument: Instrument(library: library, sampleRate: sampleRate))).toOpaque())
         let table = InstrumentParameter.table
         controlCount = 1 + table.count
         controls = .allocate(capacity: controlCount)
@@ -42,9 +83,38 @@ final class Plugin {
         applied[0] = 0
         for row in table { applied[1 + row.id] = Float(row.defaultValue) }
         events = .allocate(capacity: Self.eventCapacity)
+        words = .allocate(capacity: 2)
+        words.initialize(repeating: 0, count: 2)
+        retiring = .allocate(capacity: Self.retiringCapacity)
+        retiring.initialize(repeating: nil, count: Self.retiringCapacity)
+        request = .allocate(byteCount: WorkRequest.size + WorkRequest.maximumPath, alignment: 8)
+        lock = .allocate(capacity: 1)
+        pthread_mutex_init(lock, nil)
     }
 
-    deinit { controls.deallocate(); applied.deallocate(); events.deallocate() }
+    deinit {
+        // cleanup: nothing else runs now. A setup the host never handed back is lost with it.
+        if let setup = current.pointee { Unmanaged<Setup>.fromOpaque(setup).release() }
+        for i in 0..<Self.retiringCapacity { if let setup = retiring[i] { Unmanaged<Setup>.fromOpaque(setup).release() } }
+        latest = nil
+        current.deallocate(); retiring.deallocate(); words.deallocate(); request.deallocate()
+        patch.deallocate()
+        pthread_mutex_destroy(lock); lock.deallocate()
+        controls.deallocate(); applied.deallocate(); events.deallocate()
+    }
+
+    /// The setup playing, for the audio thread (the only one that swaps it).
+    var playing: Setup { Unmanaged<Setup>.fromOpaque(clv2_load(current)!).takeUnretainedValue() }
+    var instrument: Instrument { playing.instrument }
+
+    /// The setup playing, kept alive for a thread other than the audio thread (save, the worker):
+    /// taken under the lock the worker frees setups under, so it cannot be freed in between.
+    func holdPlaying() -> Unmanaged<Setup> {
+        pthread_mutex_lock(lock)
+        let setup = Unmanaged<Setup>.fromOpaque(clv2_load(current)!).retain()
+        pthread_mutex_unlock(lock)
+        return setup
+    }
 
     func connect(_ port: UInt32, _ data: UnsafeMutableRawPointer?) {
         switch port {
@@ -54,13 +124,20 @@ final class Plugin {
         default:
             let c = Int(port) - 3
             if c < controlCount { controls[c] = data.map { UnsafePointer($0.assumingMemoryBound(to: Float.self)) } }
+            else if c == controlCount { notify = data?.assumingMemoryBound(to: LV2_Atom_Sequence.self) }
         }
     }
 
-    /// One block: moved controls at frame 0, then the MIDI events at their frames. Nothing here
+    /// One block: moved controls at frame 0, then the MIDI events at their frames; a patch:Set of a
+    /// file is handed to the worker, a patch:Get answered on the notify port. Nothing here
     /// allocates, locks or reads a file.
     func run(_ frames: Int) {
+        for i in 0..<Self.retiringCapacity {
+            if let setup = retiring[i], scheduleRetire(setup) { retiring[i] = nil }
+        }
+        if let notify { clv2_notify_begin(patch, notify) } else { patch.pointee.writing = 0 }
         guard let left, let right else { return }
+        let instrument = playing.instrument
         var count = 0
         for c in 0..<controlCount {
             guard let port = controls[c] else { continue }
@@ -81,8 +158,13 @@ final class Plugin {
                 let event = (base + offset).assumingMemoryBound(to: LV2_Atom_Event.self)
                 let size = Int(event.pointee.body.size)
                 let body = (base + offset + MemoryLayout<LV2_Atom_Event>.size).assumingMemoryBound(to: UInt8.self)
+                guard offset + MemoryLayout<LV2_Atom_Event>.size + size <= end else { break }  // runs past the sequence
                 offset += MemoryLayout<LV2_Atom_Event>.size + ((size + 7) & ~7)
-                guard event.pointee.body.type == midiEventType, (1...3).contains(size) else { continue }
+                guard event.pointee.body.type == midiEventType else {
+                    patchMessage(UnsafeRawPointer(event) + MemoryLayout<LV2_Atom_Event>.size - MemoryLayout<LV2_Atom>.size)
+                    continue
+                }
+                guard (1...3).contains(size) else { continue }
                 let frame = min(max(Int(event.pointee.time.frames), start), frames)
                 if count == Self.eventCapacity {
                     instrument.process(frames: frame - start, events: UnsafeBufferPointer(start: events, count: count),
@@ -96,6 +178,7 @@ final class Plugin {
         }
         instrument.process(frames: frames - start, events: UnsafeBufferPointer(start: events, count: count),
                            left: left + start, right: right + start)
+        announce()
     }
 }
 
@@ -104,7 +187,8 @@ let pluginURI: StaticString = "urn:toneshaper:lv2:instrument"
 let midiEventURI = "http://lv2plug.in/ns/ext/midi#MidiEvent"
 let uridMapURI = "http://lv2plug.in/ns/ext/urid#map"
 
-/// One line on the host's stderr (instantiate only), through the file descriptor: no shared FILE.
+/// One line on the host's stderr (instantiate and restore, which have no log), through the file
+/// descriptor: no shared FILE.
 func say(_ line: String) {
     let text = "toneshaper.lv2: \(line)\n"
     _ = text.withCString { write(2, $0, strlen($0)) }
@@ -117,9 +201,13 @@ func say(_ line: String) {
 func instantiate(rate: Double, bundle: UnsafePointer<CChar>?,
                  features: UnsafePointer<UnsafePointer<LV2_Feature>?>?) -> LV2_Handle? {
     var map: UnsafeMutablePointer<LV2_URID_Map>?
+    var schedule: UnsafeMutablePointer<LV2_Worker_Schedule>?
+    var log: UnsafeMutablePointer<LV2_Log_Log>?
     var f = features
     while let feature = f?.pointee {
         if strcmp(feature.pointee.URI, uridMapURI) == 0 { map = feature.pointee.data?.assumingMemoryBound(to: LV2_URID_Map.self) }
+        if strcmp(feature.pointee.URI, workerScheduleURI) == 0 { schedule = feature.pointee.data?.assumingMemoryBound(to: LV2_Worker_Schedule.self) }
+        if strcmp(feature.pointee.URI, logURI) == 0 { log = feature.pointee.data?.assumingMemoryBound(to: LV2_Log_Log.self) }
         f = f! + 1
     }
     guard let map, let bundle, rate >= 8000, rate <= 768_000 else {
@@ -138,7 +226,9 @@ func instantiate(rate: Double, bundle: UnsafePointer<CChar>?,
     func urid(_ uri: String) -> LV2_URID { map.pointee.map(map.pointee.handle, uri) }
     let instance = Plugin(library: library, sampleRate: rate, midiEventType: urid(midiEventURI),
                           urids: StateURIDs(instrument: urid(stateKeyURI), shape: urid(shapeKeyURI),
-                                            string: urid(atomStringURI), int: urid(atomIntURI)))
+                                            string: urid(atomStringURI), int: urid(atomIntURI),
+                                            files: FileProperty.allCases.map { urid($0.stateKey) }, error: urid(logErrorURI)),
+                          schedule: schedule, log: log, map: map)
     return Unmanaged.passRetained(instance).toOpaque()
 }
 
@@ -151,8 +241,10 @@ nonisolated(unsafe) var descriptor = LV2_Descriptor(
     deactivate: nil,
     cleanup: { handle in Unmanaged<Plugin>.fromOpaque(handle!).release() },
     extension_data: { uri in
-        guard let uri, strcmp(uri, stateInterfaceURI) == 0 else { return nil }
-        return withUnsafePointer(to: &stateInterface) { UnsafeRawPointer($0) }
+        guard let uri else { return nil }
+        if strcmp(uri, stateInterfaceURI) == 0 { return withUnsafePointer(to: &stateInterface) { UnsafeRawPointer($0) } }
+        if strcmp(uri, workerInterfaceURI) == 0 { return withUnsafePointer(to: &workerInterface) { UnsafeRawPointer($0) } }
+        return nil
     })
 
 /// The library's one exported symbol (the version script hides everything else).
@@ -170,14 +262,19 @@ let atomIntURI = "http://lv2plug.in/ns/ext/atom#Int"
 
 struct StateURIDs {
     let instrument: LV2_URID, shape: LV2_URID, string: LV2_URID, int: LV2_URID
+    /// The state keys of the files last loaded (FileProperty order), and log:Error.
+    let files: [LV2_URID], error: LV2_URID
 }
 
 extension Plugin {
     /// The whole instrument (InstrumentState's JSON, as an atom:String: readable in a session
     /// file) and the shape menu's value it was saved with. The host keeps the ports' values itself.
     func save(_ store: LV2_State_Store_Function, _ handle: LV2_State_Handle?) -> LV2_State_Status {
+        let held = holdPlaying()  // save may run beside run() and the worker
+        defer { held.release() }
+        let setup = held.takeUnretainedValue()
         let bytes: [UInt8]
-        do { bytes = try instrument.state() } catch {
+        do { bytes = try setup.instrument.state() } catch {
             say("the state cannot be saved: \(error)")
             return LV2_STATE_ERR_UNKNOWN
         }
@@ -188,6 +285,10 @@ extension Plugin {
         guard status == LV2_STATE_SUCCESS else { return status }
         var shape = Int32(applied[0].rounded())
         status = store(handle, urids.shape, &shape, MemoryLayout<Int32>.size, urids.int, flags)
+        // The files' names, for the host's file choosers only: the state above holds their content.
+        for (key, path) in zip(urids.files, setup.paths) where status == LV2_STATE_SUCCESS && !path.isEmpty {
+            status = (path + [0]).withUnsafeBytes { store(handle, key, $0.baseAddress, $0.count, urids.string, flags) }
+        }
         return status
     }
 
@@ -199,12 +300,28 @@ extension Plugin {
         guard let value = retrieve(handle, urids.instrument, &size, &type, &flags) else { return LV2_STATE_ERR_NO_PROPERTY }
         guard type == urids.string, size >= 1, size <= InstrumentState.maximumBytes + 1 else { return LV2_STATE_ERR_BAD_TYPE }
         let bytes = [UInt8](UnsafeRawBufferPointer(start: value, count: size - 1))
+        let restored: Instrument
         do {
-            instrument = try Instrument(state: bytes, library: library, sampleRate: sampleRate)
+            restored = try Instrument(state: bytes, library: library, sampleRate: sampleRate)
         } catch {
             say("the saved state cannot be restored: \(error)")
             return LV2_STATE_ERR_UNKNOWN
         }
+        var paths: [[UInt8]] = []
+        for key in urids.files {
+            var path: [UInt8] = []
+            if let text = retrieve(handle, key, &size, &type, &flags), type == urids.string, (2...WorkRequest.maximumPath + 1).contains(size) {
+                path = Array(UnsafeRawBufferPointer(start: text, count: size).prefix { $0 != 0 })
+            }
+            paths.append(path)
+        }
+        // Nothing else runs beside restore (LV2's Instantiation class): the old setup is freed here,
+        // and a worker's answer made before now is dropped when it arrives.
+        let old = clv2_exchange(current, Unmanaged.passRetained(Setup(instrument: restored, paths: paths)).toOpaque())
+        if let old { Unmanaged<Setup>.fromOpaque(old).release() }
+        latest = nil
+        words[1] += 1
+        words[0] = (1 << FileProperty.allCases.count) - 1
         for row in InstrumentParameter.table { applied[1 + row.id] = Float(row.defaultValue) }
         applied[0] = 0
         if let shape = retrieve(handle, urids.shape, &size, &type, &flags), type == urids.int, size == MemoryLayout<Int32>.size {

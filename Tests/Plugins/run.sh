@@ -120,6 +120,66 @@ check "hosts list the shipped shapes as the plugin's presets (lv2info: one per P
   bash -c "LV2_PATH='$bundles' lv2info '$uri' | awk '/^\tPresets:/ { on = 1; next } on && NF == 0 { exit } on { print \$1 }' >'$work/presets.txt' &&
            [ \$(wc -l <'$work/presets.txt') -eq $(ls Presets/*.json | wc -l) ] && grep -qx glide-bass '$work/presets.txt'"
 
+# --- a user's files through the host's file chooser (patch:Set of an atom:Path, read by the worker) ---
+# Five notes from 0.25 s on (after the block the file is set in: its effect starts with the next one).
+/usr/bin/python3 -c 'import sys
+track = bytearray()
+for i, key in enumerate([60, 64, 67, 71, 74]):
+    track += bytes([0x81, 0x70 if i == 0 else 0x00, 0x90, key, 100, 0x83, 0x60, 0x80, key, 0])  # 240 ticks in, 480 held
+track += bytes([0, 0xFF, 0x2F, 0])
+sys.stdout.buffer.write(b"MThd" + bytes([0, 0, 0, 6, 0, 0, 0, 1, 1, 0xE0]) + b"MTrk" + len(track).to_bytes(4, "big") + bytes(track))' >"$work/notes.mid"
+python3 Tests/Plugins/midi_events.py "$work/notes.mid" 48000 >"$work/notes.events"
+# A shape of the user's own (not in the bundle): glide-bass reshaped, renamed, in a folder of theirs.
+user="$work/user"
+mkdir -p "$user"
+/usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["name"] = "my-swoop"; d.pop("program");
+d["points"] = [[0, 110], [0.3, 55], [0.6, 165], [1, 110]]; d["wave"] = "sawtooth"; json.dump(d, open(sys.argv[2], "w"))' \
+  Presets/08-glide-bass.json "$user/my-swoop.json"
+cp Tunings/19-edo.scl Tunings/ji-major-7.scl Tunings/white-keys-7.kbm "$user/"
+shape_uri=urn:toneshaper:lv2:shape-file scale_uri=urn:toneshaper:lv2:scale-file keymap_uri=urn:toneshaper:lv2:keymap-file
+"$bin" render "$work/notes.mid" -o "$work/notes-plain.wav" --format wav32f >/dev/null
+"$bin" render "$work/notes.mid" --preset "$user/my-swoop.json" -o "$work/notes-swoop.wav" --format wav32f >/dev/null
+"$bin" render "$work/notes.mid" --tuning "$user/19-edo.scl" -o "$work/notes-19.wav" --format wav32f >/dev/null
+"$bin" render "$work/notes.mid" --preset "$user/my-swoop.json" --tuning "$user/ji-major-7.scl" --keymap "$user/white-keys-7.kbm" \
+  -o "$work/notes-all.wav" --format wav32f >/dev/null
+notes_frames=$(/usr/bin/python3 -c 'import soundfile, sys; print(soundfile.info(sys.argv[1]).frames)' "$work/notes-plain.wav")
+notes() { "$work/lv2host" "$bundles/toneshaper.lv2" "$uri" "$work/notes.events" "$notes_frames" 256 "$@"; }
+export work bundles uri notes_frames shape_uri scale_uri keymap_uri user
+export -f notes compare
+check "the user's shape and the bundle's first shape sound different (so the checks below prove something)" \
+  bash -c "! compare '$work/notes-swoop.wav' '$work/notes-plain.wav' && ! compare '$work/notes-19.wav' '$work/notes-plain.wav'"
+check "a shape file set with patch:Set plays what render --preset FILE plays, sample for sample" \
+  bash -c 'notes "$work/swoop.wav" -p 0 $shape_uri "$user/my-swoop.json" && compare "$work/swoop.wav" "$work/notes-swoop.wav"'
+check "the plugin tells the host the shape file it plays on its notify port, after loading it and when asked (patch:Get)" \
+  bash -c 'notes "$work/told.wav" -p 0 $shape_uri "$user/my-swoop.json" -g 1024 2>"$work/told.log"; cat "$work/told.log";
+           [ "$(grep -cx "lv2host: notify: $shape_uri $user/my-swoop.json" "$work/told.log")" -eq 2 ]'
+check "a Scala scale set with patch:Set plays what render --tuning FILE.scl plays, sample for sample" \
+  bash -c 'notes "$work/tuned.wav" -p 0 $scale_uri "$user/19-edo.scl" && compare "$work/tuned.wav" "$work/notes-19.wav"'
+check "shape, scale and keyboard map set together play what render --preset --tuning --keymap plays; the state is saved" \
+  bash -c 'notes "$work/all.wav" -p 0 $shape_uri "$user/my-swoop.json" -p 0 $scale_uri "$user/ji-major-7.scl" \
+             -p 0 $keymap_uri "$user/white-keys-7.kbm" --save "$work/files-state.ttl" && compare "$work/all.wav" "$work/notes-all.wav"'
+rm -rf "$user"
+check "with the files gone, that state restored into a new instance in another process plays the same" \
+  bash -c '[ ! -e "$user/my-swoop.json" ] && notes "$work/all-restored.wav" --restore "$work/files-state.ttl" &&
+           compare "$work/all-restored.wav" "$work/all.wav"'
+# Files that are not what they claim: the plugin keeps the shape it had, says one line through the
+# host's log naming the file, and does not crash.
+mkdir -p "$user"
+/usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["name"] = "my-swoop"; d.pop("program");
+d["points"] = [[0, 110], [0.3, 55], [0.6, 165], [1, 110]]; d["wave"] = "sawtooth"; json.dump(d, open(sys.argv[2], "w"))' \
+  Presets/08-glide-bass.json "$user/my-swoop.json"
+head -c 3000 /dev/urandom >"$user/garbage"
+truncate -s 100M "$user/huge"
+mkdir "$user/folder"
+for property in shape scale keymap; do
+  for bad in garbage huge folder missing; do
+    check "a $bad $property file after a good shape: the good shape plays on, one log line names the file" \
+      bash -c 'property_uri=${1}_uri; notes "$work/bad.wav" -p 0 $shape_uri "$user/my-swoop.json" -p 0 ${!property_uri} "$user/$2" 2>"$work/bad.log";
+               status=$?; cat "$work/bad.log"; [ $status -eq 0 ] && compare "$work/bad.wav" "$work/notes-swoop.wav" &&
+               [ "$(grep -c "^lv2host: log: " "$work/bad.log")" -eq 1 ] && grep -q "^lv2host: log: .*$user/$2" "$work/bad.log"' \
+      _ "$property" "$bad"
+  done
+done
 # --- the CLAP instrument, in claphost (a C host over the CLAP headers, built here with cc) ---------
 # TONESHAPER_CLAP=FILE tests that .clap instead of building one (a variant, another build).
 clap_id=org.toneshaper.instrument
