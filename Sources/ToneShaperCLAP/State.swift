@@ -81,7 +81,9 @@ extension CLAPInstrument {
         values[Self.controlCount - 1].store(0.0.bitPattern, ordering: .relaxed)
         for (c, value) in controls {
             values[c].store(held(c, value).bitPattern, ordering: .relaxed)
-            mask |= 1 << UInt64(c)
+            // The Shape is shown as saved but not chosen again: the state already carries the
+            // shapes the channels play by content, and choosing the bundled one would undo an edit.
+            if c != Self.controlCount - 1 { mask |= 1 << UInt64(c) }
         }
         moved.store(mask, ordering: .releasing)
         if let instrument {
