@@ -89,22 +89,22 @@ let package = Package(
         // libsndfile writer/reader, the Ogg Vorbis writer, the recorder's disk thread, and the one
         // way an offline render reaches a file (render, render-shape, the editor's Export).
         .target(name: "ToneShaperAudioFile", dependencies: ["CSndFile", "CVorbis", "ToneShaperRealtime", "ToneShaperCore",
-                                                            "ToneShaperMIDI"]),
+                                                            "ToneShaperMIDI", "ToneShaperInstrument"]),
         // ALSA sequencer input and PCM output: thin Swift over the C API.
         .target(name: "ToneShaperALSA", dependencies: ["CALSA", "CALSAShim", "ToneShaperMIDI", "ToneShaperRealtime"]),
         // Live play with no backend in it: MIDI messages in (with a source and a frame) -> lock-free
-        // queue -> audio thread -> engine -> periods out (+ recorder, applied MIDI). Imports no ALSA.
+        // queue -> audio thread -> the Instrument's process -> periods out (+ recorder, applied MIDI). Imports no ALSA.
         .target(name: "ToneShaperLive", dependencies: ["ToneShaperCore", "ToneShaperMIDI", "ToneShaperRealtime",
-                                                       "ToneShaperAudioFile"]),
+                                                       "ToneShaperAudioFile", "ToneShaperInstrument"]),
         // The ALSA front-end over the live core: the sequencer's events routed into LiveInput, the
         // audio thread writing periods to a PCM device, a lost device reopened (`play`, `edit --device`).
-        .target(name: "ToneShaperALSALive", dependencies: ["ToneShaperLive", "ToneShaperALSA", "ToneShaperCore",
+        .target(name: "ToneShaperALSALive", dependencies: ["ToneShaperLive", "ToneShaperALSA", "ToneShaperCore", "ToneShaperInstrument",
                                                            "ToneShaperMIDI", "ToneShaperRealtime", "ToneShaperAudioFile"]),
         // JACK client, ports, callbacks, MIDI port reading, connections by name or regex: thin Swift over libjack.
         .target(name: "ToneShaperJACK", dependencies: ["CJACK", "CJACKShim"]),
         // The JACK front-end over the live core (`play --jack`): render in the process callback at the
         // graph's rate and buffer size, each MIDI event at its frame within the cycle.
-        .target(name: "ToneShaperJACKLive", dependencies: ["ToneShaperLive", "ToneShaperJACK", "ToneShaperCore",
+        .target(name: "ToneShaperJACKLive", dependencies: ["ToneShaperLive", "ToneShaperJACK", "ToneShaperCore", "ToneShaperInstrument",
                                                            "ToneShaperMIDI", "ToneShaperAudioFile"]),
         // A New Session Manager client (announce, open, save), polled by the program's control loop.
         .target(name: "ToneShaperNSM", dependencies: ["CLO"]),
@@ -116,17 +116,17 @@ let package = Package(
         // No backend: an instrument (`edit --device`) is a LiveSession the program attaches.
         .target(name: "ToneShaperEditor", dependencies: [
             "ToneShaperCore", "ToneShaperLibrary", "ToneShaperLive", "ToneShaperAudioFile", "ToneShaperPlot",
-            "ToneShaperMIDI",
+            "ToneShaperMIDI", "ToneShaperInstrument",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             .product(name: "Logging", package: "swift-log"),
         ], exclude: ["Page"]),
         // Pictures: the frequency curve and waveform of a shape, spectrograms of rendered files (SVG).
-        .target(name: "ToneShaperPlot", dependencies: ["ToneShaperCore"]),
+        .target(name: "ToneShaperPlot", dependencies: ["ToneShaperCore", "ToneShaperInstrument"]),
         // The command-line program.
         .executableTarget(name: "toneshaper", dependencies: [
             "ToneShaperMIDI", "ToneShaperCore", "ToneShaperRealtime", "ToneShaperAudioFile", "ToneShaperALSA", "ToneShaperPlot", "ToneShaperLive",
-            "ToneShaperALSALive", "ToneShaperJACK", "ToneShaperJACKLive", "ToneShaperLibrary", "ToneShaperEditor", "ToneShaperNSM",
+            "ToneShaperALSALive", "ToneShaperJACK", "ToneShaperJACKLive", "ToneShaperLibrary", "ToneShaperEditor", "ToneShaperNSM", "ToneShaperInstrument",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], linkerSettings: staticRuntime),
 
@@ -136,29 +136,30 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         // What the live tests of every front-end share: the shipped presets and an engine on them.
         .target(name: "EngineFixtures", dependencies: ["ToneShaperCore"], path: "Tests/EngineFixtures"),
-        .testTarget(name: "ToneShaperCoreTests", dependencies: ["ToneShaperCore", "AllocationCounter", "TestSupport"]),
+        .testTarget(name: "ToneShaperCoreTests", dependencies: ["ToneShaperCore", "ToneShaperInstrument", "AllocationCounter", "TestSupport"]),
         .testTarget(name: "ToneShaperMIDITests", dependencies: ["ToneShaperMIDI", "TestSupport"]),
         .testTarget(name: "ToneShaperLibraryTests", dependencies: ["ToneShaperLibrary", "ToneShaperCore"]),
-        .testTarget(name: "ToneShaperEditorTests", dependencies: ["ToneShaperEditor", "ToneShaperLibrary", "ToneShaperCore",
+        .testTarget(name: "ToneShaperEditorTests", dependencies: ["ToneShaperEditor", "ToneShaperLibrary", "ToneShaperCore", "ToneShaperInstrument",
                                                                   "ToneShaperAudioFile", "ToneShaperLive", "AllocationCounter", "TestSupport"]),
         .testTarget(name: "ToneShaperNSMTests", dependencies: ["ToneShaperNSM", "CLO"]),
         .testTarget(name: "ToneShaperPlotTests", dependencies: ["ToneShaperPlot", "ToneShaperCore"]),
         .testTarget(name: "ToneShaperRealtimeTests", dependencies: ["ToneShaperRealtime"]),
-        .testTarget(name: "ToneShaperAudioFileTests", dependencies: ["ToneShaperAudioFile", "ToneShaperCore", "ToneShaperMIDI",
+        .testTarget(name: "ToneShaperAudioFileTests", dependencies: ["ToneShaperAudioFile", "ToneShaperCore", "ToneShaperMIDI", "ToneShaperInstrument",
                                                                      "EngineFixtures"]),
         .testTarget(name: "ToneShaperALSATests", dependencies: ["ToneShaperALSA", "ToneShaperMIDI", "AllocationCounter"]),
-        .testTarget(name: "ToneShaperLiveTests", dependencies: ["ToneShaperLive", "ToneShaperCore", "ToneShaperMIDI",
+        .testTarget(name: "ToneShaperLiveTests", dependencies: ["ToneShaperLive", "ToneShaperCore", "ToneShaperMIDI", "ToneShaperInstrument",
                                                                 "ToneShaperAudioFile", "ToneShaperRealtime", "AllocationCounter", "TestSupport",
                                                                 "EngineFixtures"]),
-        .testTarget(name: "ToneShaperALSALiveTests", dependencies: ["ToneShaperALSALive", "ToneShaperLive", "ToneShaperALSA",
+        .testTarget(name: "ToneShaperALSALiveTests", dependencies: ["ToneShaperALSALive", "ToneShaperLive", "ToneShaperALSA", "ToneShaperInstrument",
                                                                     "ToneShaperCore", "ToneShaperMIDI", "ToneShaperAudioFile",
                                                                     "ToneShaperRealtime", "AllocationCounter", "TestSupport", "EngineFixtures"]),
         // Against a real jackd (dummy driver) started by the tests.
-        .testTarget(name: "ToneShaperJACKLiveTests", dependencies: ["ToneShaperJACKLive", "ToneShaperJACK", "CJACK", "ToneShaperLive",
+        .testTarget(name: "ToneShaperJACKLiveTests", dependencies: ["ToneShaperJACKLive", "ToneShaperJACK", "CJACK", "ToneShaperLive", "ToneShaperInstrument",
                                                                    "ToneShaperCore", "ToneShaperMIDI", "ToneShaperAudioFile",
                                                                    "AllocationCounter", "EngineFixtures", "TestSupport"]),
-        // The plugins' front door: the engine as a host sees it (blocks, events at frames, a
-        // parameter table, shapes by index). Core and MIDI only: no ALSA, no files at process time.
+        // The front door every front-end renders through (render's OfflineRenderer, live play, the
+        // editor, the plugins): blocks, events at frames, a parameter table, shapes by index, state.
+        // Core and MIDI only: no ALSA, no files at process time.
         .target(name: "ToneShaperInstrument", dependencies: ["ToneShaperCore", "ToneShaperMIDI"]),
         // The LV2 instrument. Its shared object exports only lv2_descriptor (so two plugins built
         // with Swift cannot clash in one host), carries the Swift runtime in a release build (hosts

@@ -27,6 +27,7 @@ let package = Package(
             name: "ToneShaperBench",
             dependencies: [
                 .product(name: "ToneShaperCore", package: rootIdentity),
+                .product(name: "ToneShaperInstrument", package: rootIdentity),
                 .product(name: "ToneShaperMIDI", package: rootIdentity),
                 .product(name: "ToneShaperPlot", package: rootIdentity),
                 "CReference", "CAllocCount", "CCrossCore",

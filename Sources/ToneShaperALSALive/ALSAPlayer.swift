@@ -1,6 +1,7 @@
 import ToneShaperALSA
 import ToneShaperAudioFile
 import ToneShaperCore
+import ToneShaperInstrument
 import ToneShaperLive
 import ToneShaperMIDI
 import ToneShaperRealtime
@@ -69,7 +70,7 @@ public final class ALSAPlayer {
     private var summary: LiveSummary?
 
     /// - Parameters:
-    ///   - engine: built for `pcm.sampleRate`; used only by the audio thread once started.
+    ///   - instrument: built for `pcm.sampleRate`; used only by the audio thread once started.
     ///   - recorder: opened at `pcm.sampleRate`, stereo; finished by `stop()`.
     ///   - recordMIDI: keep every applied message (returned in the summary) for `--record-midi`.
     ///   - channelFilter: 0-based channel every source is limited to (the sequencer filters at decode too).
@@ -77,22 +78,22 @@ public final class ALSAPlayer {
     ///   - mirrorsControls: keep the controls as last set (`rig.controls`), for a session's state.
     ///   - reopen: opens the device again after it was lost (`PCMOutput.init` by default; nil: a
     ///     lost device ends the sound for good, and the summary reports it).
-    public init(engine: Engine, pcm: PCMOutput, source: Source, recorder: AudioRecorder? = nil,
+    public init(instrument: Instrument, pcm: PCMOutput, source: Source, recorder: AudioRecorder? = nil,
                 recordMIDI: Bool = false, channelFilter: UInt8? = nil, ignoresProgramChanges: Bool = false,
                 realtime: Bool = true, mirrorsControls: Bool = false,
                 reopen: ((PCMOutput.Request) throws -> PCMOutput)? = { try PCMOutput($0) }) {
         precondition(pcm.channels == 2, "the engine renders stereo")
-        precondition(Int(engine.sampleRate) == pcm.sampleRate, "build the engine for the negotiated rate")
+        precondition(Int(instrument.engine.sampleRate) == pcm.sampleRate, "build the instrument for the negotiated rate")
         switch source {
         case .sequencer(let sequencer):
-            rig = LiveRig(engine: engine, source: .live, recorder: recorder, recordMIDI: recordMIDI,
+            rig = LiveRig(instrument: instrument, source: .live, recorder: recorder, recordMIDI: recordMIDI,
                           channelFilter: channelFilter, ignoresProgramChanges: ignoresProgramChanges,
                           mirrorsControls: mirrorsControls)
             self.sequencer = sequencer
             let input = rig.input
             sequencer.onEvent = { input.receive($0, arrival: $1) }
         case .performance(let messages, let endFrame):
-            rig = LiveRig(engine: engine, source: .performance(messages, endFrame: endFrame), recorder: recorder,
+            rig = LiveRig(instrument: instrument, source: .performance(messages, endFrame: endFrame), recorder: recorder,
                           recordMIDI: recordMIDI, channelFilter: channelFilter, ignoresProgramChanges: ignoresProgramChanges,
                           mirrorsControls: mirrorsControls)
             sequencer = nil

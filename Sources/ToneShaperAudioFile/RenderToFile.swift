@@ -1,4 +1,5 @@
 import ToneShaperCore
+import ToneShaperInstrument
 import ToneShaperMIDI
 
 extension OfflineRenderer {

@@ -1,5 +1,6 @@
 import Foundation
 import ToneShaperCore
+import ToneShaperInstrument
 import ToneShaperLive
 import ToneShaperMIDI
 
@@ -7,7 +8,8 @@ import ToneShaperMIDI
 /// server and sent as PCM, so it works on a machine with no sound card.
 ///
 /// It drives the same `LiveSession` as `play`: notes go through its event ring, edited shapes
-/// through its shape hand-off (`offerShape`), and a chunk is one `renderPeriod`. A chunk is sent
+/// through its shape hand-off (`offerShape`), and a chunk is one `renderPeriod` (so one
+/// `Instrument.process`, the door every front-end renders through). A chunk is sent
 /// only when real time reaches it, minus a small lead, so an edit is heard within
 /// `lead + the page's jitter buffer` (≈ 32 + 40 ms), well inside the 100 ms the editor promises.
 final class LiveStream: @unchecked Sendable {
@@ -26,7 +28,7 @@ final class LiveStream: @unchecked Sendable {
     init(shape: Shape, note: Int, sampleRate: Double) throws {
         self.sampleRate = sampleRate
         let engine = try ShapeExport.engine(for: shape, sampleRate: sampleRate, voices: 8, pointCapacity: Shape.maximumPoints)
-        session = LiveSession(engine: engine, eventCapacity: 256, eventsPerPeriod: 64)
+        session = LiveSession(instrument: Instrument(engine: engine), eventCapacity: 256, eventsPerPeriod: 64)
         input = LiveInput(session: session)
         self.note = UInt8(clamping: note)
         stereo = .allocate(capacity: 2 * Self.framesPerChunk)
@@ -56,7 +58,7 @@ final class LiveStream: @unchecked Sendable {
     }
 
     private func send(_ message: MIDIMessage) {
-        _ = input.enqueue(TimedEngineEvent(frame: session.framesRendered, .midi(message)))
+        _ = input.enqueue(TimedInstrumentEvent(frame: session.framesRendered, .message(message)))
     }
 
     // MARK: Render side (one task)

@@ -1,5 +1,6 @@
 import Foundation
 import ToneShaperCore
+import ToneShaperInstrument
 import ToneShaperMIDI
 import ToneShaperPlot
 

@@ -1,6 +1,7 @@
 import Foundation
 import ToneShaperAudioFile
 import ToneShaperCore
+import ToneShaperInstrument
 import ToneShaperMIDI
 
 /// The editor's Export: N cycles of a shape at a note, rendered through the setup `render-shape`

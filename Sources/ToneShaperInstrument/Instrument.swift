@@ -16,6 +16,9 @@ public struct InstrumentEvent: Sendable, BitwiseCopyable {
         case shape(Int)
         /// A control of single notes (per-note tuning, gain, fidelity, release, choke): see Instrument+Notes.
         case note(NoteControl)
+        /// A MIDI channel message already decoded: what `render` reads from a file and the live
+        /// front-ends from a keyboard.
+        case message(MIDIMessage)
     }
     /// Frame within the block (0 = its first); events must come in frame order.
     public var frame: Int
@@ -23,13 +26,15 @@ public struct InstrumentEvent: Sendable, BitwiseCopyable {
     public init(frame: Int, _ kind: Kind) { self.frame = frame; self.kind = kind }
 }
 
-/// The instrument as a plugin host sees it: N frames at a time into two channel buffers, with
-/// the block's events at their frames, the controls of a table, shapes by index.
+/// The instrument's front door: N frames at a time, with the block's events at their frames, the
+/// controls of a table, shapes by index.
 ///
-/// It is the same `Engine` `toneshaper render` drives, on the same control-rate grid, so a
-/// performance played through `process` in blocks of any size is the offline render sample for
-/// sample. `process` allocates nothing, takes no lock and touches no file: everything it needs
-/// is made in `init`.
+/// Every front-end turns events into samples through `process` and nothing else: `render`
+/// (`OfflineRenderer`'s blocks), `play` over ALSA and JACK and the editor's instrument
+/// (`LiveSession`'s periods, interleaved), the plugins (two channel buffers). So a performance
+/// through any of them is the offline render sample for sample by construction, in blocks of any
+/// size (the engine's control-rate grid is absolute). `process` allocates nothing, takes no lock
+/// and touches no file: everything it needs is made in `init`.
 public final class Instrument {
     public let engine: Engine
     public let library: PresetLibrary
@@ -70,6 +75,17 @@ public final class Instrument {
         engine.restore(state.controls)
         self.init(engine: engine, listing: placement.library, chunkFrames: chunkFrames)
         restored = state
+    }
+
+    /// An instrument around an engine a front-end configured itself (render's and play's options,
+    /// the editor's one shape): the shape menu lists its library's listed shapes.
+    public convenience init(engine: Engine, chunkFrames: Int = 1024) {
+        self.init(engine: engine, listing: engine.library, chunkFrames: chunkFrames)
+    }
+
+    /// An instrument on an engine built from `configuration` (what `render` and `play` make of their options).
+    public convenience init(library: PresetLibrary, configuration: EngineConfiguration, controllerMap: ControllerMap = .standard) {
+        self.init(engine: Engine(library: library, configuration: configuration, controllerMap: controllerMap))
     }
 
     /// `engine` behind the front door; the shape menu lists `listing`'s listed shapes.
@@ -144,34 +160,65 @@ public final class Instrument {
     /// The listed shapes' names, by index: what a host's shape menu shows.
     public var shapeNames: [String] { library.shapes[..<shapeCount].map(\.name) }
 
-    /// Renders `frames` frames into `left` and `right`, applying each event at its frame (an
-    /// event past the block applies after its last frame).
+    /// Renders `frames` interleaved stereo frames (L, R) into `output`, applying each event at its
+    /// frame (an event past the block applies after its last frame). `holdingLastMaster`: the last
+    /// span's mix and master may wait for the next call or `finishMaster()` (see `Engine.render`),
+    /// as an offline render does to write one span while the next renders.
+    public func process(frames: Int, events: UnsafeBufferPointer<InstrumentEvent>, into output: UnsafeMutablePointer<Float>,
+                        holdingLastMaster: Bool = false) {
+        var e = 0
+        render(events, next: &e, from: 0, to: frames, last: true, into: output, holdingLastMaster: holdingLastMaster)
+    }
+
+    /// Renders `frames` frames into `left` and `right` (a plugin host's buffers), as `process(frames:events:into:)`
+    /// does, a chunk at a time through the interleaved scratch.
     public func process(frames: Int, events: UnsafeBufferPointer<InstrumentEvent>,
                         left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
         var done = 0
         var e = 0
-        while done < frames || e < events.count {
+        repeat {
             let end = min(frames, done + chunkFrames)
+            render(events, next: &e, from: done, to: end, last: end == frames, into: interleaved, holdingLastMaster: false)
+            for i in 0..<(end - done) {
+                left[done + i] = interleaved[2 * i]
+                right[done + i] = interleaved[2 * i + 1]
+            }
+            done = end
+        } while done < frames
+    }
+
+    /// Completes a span `process(…, holdingLastMaster: true)` left to do.
+    public func finishMaster() { engine.finishMaster() }
+
+    /// Installs an edited shape's data as library shape `index` (the editor's hand-off; see
+    /// `Engine.replaceShape`): audio thread, between two `process` calls. Returns the data it
+    /// replaced, for the caller to free off the audio thread.
+    public func replaceShape(_ index: Int, with data: ShapeData) -> ShapeData? {
+        engine.replaceShape(index, with: data)
+    }
+
+    /// Frames `start..<end` of a block (whose events' frames count from its start) into `output`
+    /// (at frame `start`): the events from `e` on that fall before `end`, and with `last` every one
+    /// left. The engine is called again wherever its event scratch fills.
+    private func render(_ events: UnsafeBufferPointer<InstrumentEvent>, next e: inout Int, from start: Int, to end: Int,
+                        last: Bool, into output: UnsafeMutablePointer<Float>, holdingLastMaster: Bool) {
+        var done = start
+        repeat {
             var count = 0
             var stop = end
             while e < events.count {
-                let at = min(max(events[e].frame, done), frames)
-                if at >= end && end < frames { break }
+                if !last && events[e].frame >= end { break }
+                let at = min(max(events[e].frame, done), end)
                 let needed: Int
-                switch events[e].kind { case .midi, .note: needed = 1; default: needed = 16 }
+                switch events[e].kind { case .midi, .note, .message: needed = 1; default: needed = 16 }
                 if count + needed > Self.eventCapacity { stop = at; break }
                 count += translate(events[e].kind, offset: at - done, into: engineEvents + count)
                 e += 1
             }
             engine.render(frames: stop - done, events: UnsafeBufferPointer(start: engineEvents, count: count),
-                          into: interleaved)
-            for i in 0..<(stop - done) {
-                left[done + i] = interleaved[2 * i]
-                right[done + i] = interleaved[2 * i + 1]
-            }
+                          into: output + 2 * (done - start), holdingLastMaster: holdingLastMaster)
             done = stop
-            if done >= frames && e >= events.count { break }
-        }
+        } while done < end || (last && e < events.count)
     }
 
     /// Writes the engine events for one instrument event; returns how many.
@@ -180,6 +227,9 @@ public final class Instrument {
         case .midi(let status, let data1, let data2):
             let short = status & 0xF0 == 0xC0 || status & 0xF0 == 0xD0
             guard let message = MIDIMessage(status: status, data1: data1, data2: short ? 0 : data2) else { return 0 }
+            out.initialize(to: EngineEvent(offset: offset, message))
+            return 1
+        case .message(let message):
             out.initialize(to: EngineEvent(offset: offset, message))
             return 1
         case .parameter(let id, let value):

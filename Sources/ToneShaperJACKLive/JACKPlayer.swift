@@ -1,6 +1,7 @@
 import Synchronization
 import ToneShaperAudioFile
 import ToneShaperCore
+import ToneShaperInstrument
 import ToneShaperJACK
 import ToneShaperLive
 import ToneShaperMIDI
@@ -70,25 +71,26 @@ public final class JACKPlayer {
 
     /// Registers the ports on `client` (not yet active) and prepares the session.
     /// - Parameters:
-    ///   - engine: built for `client.sampleRate`; used only by the process callback once started.
+    ///   - instrument: built for `client.sampleRate`; used only by the process callback once started.
     ///   - recorder: opened at `client.sampleRate`, stereo; finished by `stop()`, or by `poll()` when
     ///     the graph's rate changes (a file cannot change rate; what follows is not recorded).
     ///   - rebuild: the same instrument built at another rate (same shapes, map, tuning, MPE zones,
     ///     gain, voices, threads), called by the sample-rate callback so the graph's new rate is
     ///     followed; nil leaves the engine at its rate and only reports the change.
     ///   - mirrorsControls: keep the controls as last set (`rig.controls`), for a session's state.
-    public init(client: JACKClient, engine: Engine, source: Source, recorder: AudioRecorder? = nil,
+    public init(client: JACKClient, instrument: Instrument, source: Source, recorder: AudioRecorder? = nil,
                 recordMIDI: Bool = false, channelFilter: UInt8? = nil, ignoresProgramChanges: Bool = false,
-                rebuild: ((Int) -> Engine)? = nil, mirrorsControls: Bool = false) throws {
-        precondition(Int(engine.sampleRate) == client.sampleRate, "build the engine for the graph's rate")
+                rebuild: ((Int) -> Instrument)? = nil, mirrorsControls: Bool = false) throws {
+        let engine = instrument.engine
+        precondition(Int(engine.sampleRate) == client.sampleRate, "build the instrument for the graph's rate")
         self.client = client
         switch source {
         case .live:
-            rig = LiveRig(engine: engine, source: .live, recorder: recorder, recordMIDI: recordMIDI,
+            rig = LiveRig(instrument: instrument, source: .live, recorder: recorder, recordMIDI: recordMIDI,
                           channelFilter: channelFilter, ignoresProgramChanges: ignoresProgramChanges, mirrorsControls: mirrorsControls)
             midiPort = try client.registerMIDIInput("midi_in")
         case .performance(let messages, let endFrame):
-            rig = LiveRig(engine: engine, source: .performance(messages, endFrame: endFrame), recorder: recorder,
+            rig = LiveRig(instrument: instrument, source: .performance(messages, endFrame: endFrame), recorder: recorder,
                           recordMIDI: recordMIDI, channelFilter: channelFilter, ignoresProgramChanges: ignoresProgramChanges,
                           mirrorsControls: mirrorsControls)
             midiPort = nil

@@ -1,5 +1,6 @@
 import Synchronization
 import ToneShaperCore
+import ToneShaperInstrument
 import ToneShaperJACK
 import ToneShaperLive
 import ToneShaperMIDI
@@ -29,7 +30,7 @@ final class JACKProcessor: @unchecked Sendable {
     let right: JACKPort
     let engineRate: Int
     /// Builds the instrument again at a graph's new rate (nil: the rate is only reported).
-    let rebuild: ((Int) -> Engine)?
+    let rebuild: ((Int) -> Instrument)?
     /// The rate of the engine last built or started with (sample-rate callback only).
     private var followedRate: Int
 
@@ -51,7 +52,7 @@ final class JACKProcessor: @unchecked Sendable {
     private var wasConnected = false
 
     init(client: JACKClient, session: LiveSession, input: LiveInput?, midiPort: JACKPort?, left: JACKPort, right: JACKPort,
-         bufferFrames: Int, engineRate: Int, rebuild: ((Int) -> Engine)? = nil) {
+         bufferFrames: Int, engineRate: Int, rebuild: ((Int) -> Instrument)? = nil) {
         self.client = client
         self.session = session
         self.input = input
@@ -149,7 +150,7 @@ final class JACKProcessor: @unchecked Sendable {
         rate.store(hertz, ordering: .relaxed)
         guard let rebuild, hertz > 0, hertz != followedRate else { return 0 }
         followedRate = hertz
-        session.offerEngine(rebuild(hertz))
+        session.offer(rebuild(hertz))
         return 0
     }
 

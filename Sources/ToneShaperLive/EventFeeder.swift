@@ -27,7 +27,7 @@ public final class EventFeeder: @unchecked Sendable {
     }
 
     public let input: LiveInput
-    private let events: [TimedEngineEvent]
+    private let events: [TimedInstrumentEvent]
     private let nap: Double
     // Touched by `prime()` (before the thread starts) and then only by the feeder thread.
     private var next = 0
@@ -42,7 +42,7 @@ public final class EventFeeder: @unchecked Sendable {
         self.nap = nap
         events = messages.inFrameOrder()
             .filter { input.accepts($0.message) }
-            .map { TimedEngineEvent(frame: max(0, $0.frame), .midi($0.message)) }
+            .map { TimedInstrumentEvent(frame: max(0, $0.frame), .message($0.message)) }
         if events.isEmpty { complete.store(true, ordering: .releasing) }
     }
 

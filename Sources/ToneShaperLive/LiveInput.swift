@@ -81,7 +81,7 @@ public final class LiveInput: @unchecked Sendable {
     public func receive(_ message: MIDIMessage, from source: MIDISourceID, at frame: Int64, patience: Double = 1) {
         guard accepts(message) else { return }
         track(message, from: source)
-        enqueue(TimedEngineEvent(frame: frame, .midi(message)), patience: patience)
+        enqueue(TimedInstrumentEvent(frame: frame, .message(message)), patience: patience)
     }
 
     /// `source` went away: its held notes and pedals are released at `frame` (`patience` as for `receive`).
@@ -132,13 +132,13 @@ public final class LiveInput: @unchecked Sendable {
             let pedal = pedalHolders[channel]
             if pedal != 0 && matches(Self.source(of: pedal)) {
                 pedalHolders[channel] = 0
-                enqueue(TimedEngineEvent(frame: frame, .midi(.controlChange(channel: UInt8(channel), controller: pedalControllers[channel], value: 0))), patience: patience)
+                enqueue(TimedInstrumentEvent(frame: frame, .message(.controlChange(channel: UInt8(channel), controller: pedalControllers[channel], value: 0))), patience: patience)
             }
             for note in 0..<128 {
                 let holder = noteHolders[channel * 128 + note]
                 if holder != 0 && matches(Self.source(of: holder)) {
                     noteHolders[channel * 128 + note] = 0
-                    enqueue(TimedEngineEvent(frame: frame, .midi(.noteOff(channel: UInt8(channel), note: UInt8(note), velocity: 64))), patience: patience)
+                    enqueue(TimedInstrumentEvent(frame: frame, .message(.noteOff(channel: UInt8(channel), note: UInt8(note), velocity: 64))), patience: patience)
                 }
             }
         }
@@ -150,7 +150,7 @@ public final class LiveInput: @unchecked Sendable {
     /// (a controller sweep, a file's chord) intact; giving up eventually keeps a dead audio thread
     /// from hanging the MIDI thread.
     @discardableResult
-    public func enqueue(_ event: TimedEngineEvent, patience: Double = 1) -> Bool {
+    public func enqueue(_ event: TimedInstrumentEvent, patience: Double = 1) -> Bool {
         if session.events.push(event) { return true }
         var naps = Int(patience * 1000)
         while naps > 0 {
@@ -163,7 +163,7 @@ public final class LiveInput: @unchecked Sendable {
     }
 
     /// Queues without waiting: for the file feeder, which retries later itself.
-    func tryEnqueue(_ event: TimedEngineEvent) -> Bool {
+    func tryEnqueue(_ event: TimedInstrumentEvent) -> Bool {
         session.events.push(event)
     }
 }

@@ -1,5 +1,6 @@
 import ToneShaperAudioFile
 import ToneShaperCore
+import ToneShaperInstrument
 import ToneShaperMIDI
 
 /// What every live front-end shares, whatever the backend: the session the audio thread renders,
@@ -34,24 +35,24 @@ public final class LiveRig {
     public private(set) var controls: ControlMirror?
 
     /// - Parameters:
-    ///   - engine: built for the device's rate; used only by the audio thread once it runs.
+    ///   - instrument: built for the device's rate; used only by the audio thread once it runs.
     ///   - recorder: opened at the device's rate, stereo; finished by `finish`.
     ///   - recordMIDI: keep every applied message (returned in the summary) for `--record-midi`.
     ///   - channelFilter: 0-based channel every source is limited to.
     ///   - mirrorsControls: keep `controls`, from what the audio thread applied.
-    public init(engine: Engine, source: Source, recorder: AudioRecorder? = nil, recordMIDI: Bool = false,
+    public init(instrument: Instrument, source: Source, recorder: AudioRecorder? = nil, recordMIDI: Bool = false,
                 channelFilter: UInt8? = nil, ignoresProgramChanges: Bool = false, mirrorsControls: Bool = false) {
         recordsMIDI = recordMIDI
-        controls = mirrorsControls ? ControlMirror(engine: engine) : nil
+        controls = mirrorsControls ? ControlMirror(engine: instrument.engine) : nil
         // The mirror learns from the applied messages the audio thread reports, as --record-midi does.
         let recordMIDI = recordMIDI || mirrorsControls
         switch source {
         case .live:
-            session = LiveSession(engine: engine, recorder: recorder, recordMIDI: recordMIDI)
+            session = LiveSession(instrument: instrument, recorder: recorder, recordMIDI: recordMIDI)
             input = LiveInput(session: session, channelFilter: channelFilter, ignoresProgramChanges: ignoresProgramChanges)
             feeder = nil
         case .performance(let messages, let endFrame):
-            session = LiveSession(engine: engine, eventCapacity: EventFeeder.ringCapacity(for: messages.count),
+            session = LiveSession(instrument: instrument, eventCapacity: EventFeeder.ringCapacity(for: messages.count),
                                   recorder: recorder, recordMIDI: recordMIDI, endFrame: endFrame)
             input = LiveInput(session: session, channelFilter: channelFilter, ignoresProgramChanges: ignoresProgramChanges)
             feeder = EventFeeder(messages: messages, input: input)

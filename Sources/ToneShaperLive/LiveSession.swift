@@ -1,6 +1,7 @@
 import Synchronization
 import ToneShaperAudioFile
 import ToneShaperCore
+import ToneShaperInstrument
 import ToneShaperMIDI
 import ToneShaperRealtime
 
@@ -8,9 +9,10 @@ import ToneShaperRealtime
 ///
 /// Three threads touch a session, each through its own door:
 /// - one **producer** (a front-end's MIDI reader, or the file feeder, through `LiveInput`) pushes
-///   `TimedEngineEvent`s into `events`, stamped with absolute frames;
+///   `TimedInstrumentEvent`s into `events`, stamped with absolute frames;
 /// - the **audio thread** calls `renderPeriod(into:frames:)`: it pops every event due before the
-///   end of the period, turns each frame into an offset (late ones at offset 0), renders the engine,
+///   end of the period, turns each frame into an offset (late ones at offset 0), renders them
+///   through the instrument's front door (`Instrument.process`, as `render` and the plugins do),
 ///   hands the block to the recorder, reports what it applied through `played`, and publishes the
 ///   new frame count in `clock`;
 /// - the **control thread** reads the counters and collects the applied events with
@@ -22,16 +24,19 @@ import ToneShaperRealtime
 /// event is kept in a stored optional rather than pushed back. `LiveAllocationTests` runs this step
 /// (with the PCM write and the recorder capture) under an allocation counter and expects zero.
 public final class LiveSession: @unchecked Sendable {
-    /// The audio thread's engine. Only `offerEngine` replaces it (a JACK graph's new rate), at the
-    /// start of a period; other threads read it only where no engine is ever offered (ALSA, editor).
-    public private(set) var engine: Engine
+    /// What the audio thread renders through. Only `offer` replaces it (a JACK graph's new rate), at
+    /// the start of a period; other threads read it only where none is ever offered (ALSA, editor).
+    public private(set) var instrument: Instrument
+    /// The instrument's engine (the same caveat: read it off the audio thread only where no
+    /// instrument is ever offered).
+    public var engine: Engine { instrument.engine }
     /// The controller map of every engine this session renders with (a rebuilt one keeps it): the
     /// producer thread reads it here, never through `engine`, which the audio thread may swap.
     public let controllerMap: ControllerMap
     /// Interleaved channels of every period (the engine renders stereo).
     public let channels = 2
     /// MIDI side → audio thread.
-    public let events: SPSCRing<TimedEngineEvent>
+    public let events: SPSCRing<TimedInstrumentEvent>
     /// Audio thread → control thread: what was applied, at the frame it was applied (for --record-midi).
     let played: SPSCRing<TimedMIDIMessage>?
     /// Gets every rendered frame (and only rendered frames: not the silence after the end).
@@ -53,16 +58,10 @@ public final class LiveSession: @unchecked Sendable {
 
     /// Most events applied in one period; more wait for the next period (applied late, at offset 0).
     public let eventCapacity: Int
-    private let scratch: UnsafeMutablePointer<EngineEvent>
+    private let scratch: UnsafeMutablePointer<InstrumentEvent>
 
-    /// Control thread → audio thread: an engine to render with from the next period on (retained).
-    private let offeredEngine = Atomic<Unmanaged<Engine>?>(nil)
-    /// Audio thread → control thread: the engine it replaced (retained), released by `reclaimEngine()`
-    /// so its memory is freed off the audio thread; the next offer waits until it has been.
-    private let retiredEngine = Atomic<Unmanaged<Engine>?>(nil)
-    /// Where and at what rate the last installed engine took over (written before `retiredEngine`).
-    private let swapFrame = Atomic<Int64>(0)
-    private let swapRate = Atomic<UInt64>(0)
+    /// Control thread ⇄ audio thread: a rebuilt instrument in, the one it replaced back out.
+    private let handOff = InstrumentHandOff()
     /// The rate the recorder was opened at: the engine's at init. A file cannot change rate.
     private let recordingRate: Double
 
@@ -74,7 +73,7 @@ public final class LiveSession: @unchecked Sendable {
 
     // Audio thread only.
     private var position: Int64 = 0
-    private var pending: TimedEngineEvent?
+    private var pending: TimedInstrumentEvent?
     /// False from the period an engine at another rate than the recording's took over.
     private var recording = true
 
@@ -88,10 +87,11 @@ public final class LiveSession: @unchecked Sendable {
     ///   - eventCapacity: ring slots between the MIDI side and the audio thread (rounded up to a power of two).
     ///   - recordMIDI: keep what is applied so the control thread can write it to a MIDI file.
     ///   - endFrame: render this many frames, then only silence (a file or script performance).
-    public init(engine: Engine, eventCapacity: Int = 4096, eventsPerPeriod: Int = 4096,
+    public init(instrument: Instrument, eventCapacity: Int = 4096, eventsPerPeriod: Int = 4096,
                 recorder: AudioRecorder? = nil, recordMIDI: Bool = false, endFrame: Int64? = nil) {
         precondition(eventsPerPeriod >= 1)
-        self.engine = engine
+        self.instrument = instrument
+        let engine = instrument.engine
         controllerMap = engine.controllerMap
         recordingRate = engine.sampleRate
         self.events = SPSCRing(capacity: max(1, eventCapacity))
@@ -102,7 +102,7 @@ public final class LiveSession: @unchecked Sendable {
         self.eventCapacity = eventsPerPeriod
         deviceClock = DeviceClock(nominalRate: engine.sampleRate)
         scratch = .allocate(capacity: eventsPerPeriod)
-        scratch.initialize(repeating: EngineEvent(offset: 0, .noteOff(channel: 0, note: 0, velocity: 0)), count: eventsPerPeriod)
+        scratch.initialize(repeating: InstrumentEvent(frame: 0, .message(.noteOff(channel: 0, note: 0, velocity: 0))), count: eventsPerPeriod)
         shapeSwaps = SPSCRing(capacity: 64)
         retiredShapes = SPSCRing(capacity: 64)
         playheads = PlayheadBoard(capacity: engine.voiceCapacity)
@@ -110,13 +110,18 @@ public final class LiveSession: @unchecked Sendable {
         placeScratch.initialize(repeating: VoicePlace(voice: 0, channel: 0, note: 0, released: false, pass: 0), count: engine.voiceCapacity)
     }
 
+    /// A session on an engine behind its own front door (`Instrument(engine:)`).
+    public convenience init(engine: Engine, eventCapacity: Int = 4096, eventsPerPeriod: Int = 4096,
+                            recorder: AudioRecorder? = nil, recordMIDI: Bool = false, endFrame: Int64? = nil) {
+        self.init(instrument: Instrument(engine: engine), eventCapacity: eventCapacity, eventsPerPeriod: eventsPerPeriod,
+                  recorder: recorder, recordMIDI: recordMIDI, endFrame: endFrame)
+    }
+
     deinit {
         scratch.deallocate()
         placeScratch.deallocate()
         while let swap = shapeSwaps.pop() { swap.data.deallocate() }
         reclaimShapes()
-        offeredEngine.exchange(nil, ordering: .acquiring)?.release()
-        retiredEngine.exchange(nil, ordering: .acquiring)?.release()
     }
 
     // MARK: - Any thread
@@ -165,7 +170,7 @@ public final class LiveSession: @unchecked Sendable {
     /// at offset 0. After `endFrame`, the rest of the period and every later one is silence and is
     /// not recorded, so the recording holds exactly the performance.
     public func renderPeriod(into output: UnsafeMutablePointer<Float>, frames: Int) {
-        installEngine()
+        installInstrument()
         installShapes()
         let start = position
         var count = frames
@@ -187,13 +192,13 @@ public final class LiveSession: @unchecked Sendable {
             // The engine wants offsets in order; a producer's out-of-order stamp is applied late, not early.
             if offset < lastOffset { offset = lastOffset }
             lastOffset = offset
-            scratch[n] = EngineEvent(offset: offset, event.kind)
+            scratch[n] = InstrumentEvent(frame: offset, event.kind)
             n += 1
             note(event.kind, at: start + Int64(offset))
         }
 
         if count > 0 {
-            engine.render(frames: count, events: UnsafeBufferPointer(start: scratch, count: n), into: output)
+            instrument.process(frames: count, events: UnsafeBufferPointer(start: scratch, count: n), into: output)
             if recording { recorder?.capture(UnsafeBufferPointer(start: output, count: count * channels)) }
         }
         if count < frames {
@@ -204,19 +209,13 @@ public final class LiveSession: @unchecked Sendable {
         clock.store(position, ordering: .releasing)
     }
 
-    /// Takes over an offered engine once the last replaced one has been reclaimed: a pointer swap,
-    /// the old engine handed back still retained, so nothing is allocated or freed here.
+    /// Takes over an offered instrument once the last replaced one has been reclaimed: a pointer
+    /// swap, the old one handed back still retained, so nothing is allocated or freed here.
     @inline(__always)
-    private func installEngine() {
-        guard retiredEngine.load(ordering: .acquiring) == nil,
-              let next = offeredEngine.exchange(nil, ordering: .acquiringAndReleasing) else { return }
-        let rate = next.takeUnretainedValue().sampleRate
-        if rate != recordingRate { recording = false }
-        swapFrame.store(position, ordering: .relaxed)
-        swapRate.store(rate.bitPattern, ordering: .relaxed)
-        let old = Unmanaged.passRetained(engine)
-        engine = next.takeRetainedValue()
-        retiredEngine.store(old, ordering: .releasing)
+    private func installInstrument() {
+        guard let next = handOff.take(replacing: instrument, at: position) else { return }
+        if next.engine.sampleRate != recordingRate { recording = false }
+        instrument = next
     }
 
     /// Tells the editor where the sounding notes are (nothing to say twice while none sounds).
@@ -232,19 +231,19 @@ public final class LiveSession: @unchecked Sendable {
     @inline(__always)
     private func installShapes() {
         while retiredShapes.availableToWrite > 0, let swap = shapeSwaps.pop() {
-            if let previous = engine.replaceShape(swap.preset, with: swap.data) { _ = retiredShapes.push(previous) }
+            if let previous = instrument.replaceShape(swap.preset, with: swap.data) { _ = retiredShapes.push(previous) }
         }
     }
 
     /// Counts a note and tells the control thread what was applied, at the frame it was applied.
     @inline(__always)
-    private func note(_ kind: EngineEvent.Kind, at frame: Int64) {
+    private func note(_ kind: InstrumentEvent.Kind, at frame: Int64) {
         switch kind {
-        case .midi(let message):
+        case .message(let message):
             if case .noteOn(_, _, let velocity) = message, velocity > 0 { notes.wrappingAdd(1, ordering: .relaxed) }
             record(TimedMIDIMessage(frame: frame, message: message))
-        case .parameter, .note:
-            break  // no MIDI equivalent; nothing produces them live today
+        default:
+            break  // a host's kinds (raw bytes, the parameter table, the shape menu): nothing produces them live
         }
     }
 
@@ -270,26 +269,21 @@ public final class LiveSession: @unchecked Sendable {
         return false
     }
 
-    /// Hands the audio thread an engine to render with from its next period on (built off the
+    /// Hands the audio thread an instrument to render with from its next period on (built off the
     /// audio thread: for a JACK graph's new rate, from the instrument's setup, so with the same
-    /// controller map). Its voices start silent: notes sounding on the old engine end there. From
-    /// the first period at a rate other than the recorder's, the recorder gets nothing more (finish
-    /// it then: a file cannot change rate). An engine offered before the last one was taken over
-    /// replaces it (released here, never installed). Any thread; `reclaimEngine()` says when it took over.
-    public func offerEngine(_ newEngine: Engine) {
-        offeredEngine.exchange(Unmanaged.passRetained(newEngine), ordering: .acquiringAndReleasing)?.release()
+    /// controller map). Its voices start silent: notes sounding on the old one end there. From the
+    /// first period at a rate other than the recorder's, the recorder gets nothing more (finish it
+    /// then: a file cannot change rate). One offered before the last was taken over replaces it
+    /// (released here, never installed). Any thread; `reclaimEngine()` says when it took over.
+    public func offer(_ newInstrument: Instrument) {
+        handOff.offer(newInstrument)
     }
 
-    /// Frees the engine the audio thread replaced, if it has replaced one since the last call, and
-    /// says from which session frame and at what rate the new one renders. Call from one thread
-    /// only (not the audio thread: the old engine's memory is freed here).
+    /// Frees the instrument the audio thread replaced, if it has replaced one since the last call,
+    /// and says from which session frame and at what rate the new one renders. Call from one
+    /// thread only (not the audio thread: the old instrument's memory is freed here).
     public func reclaimEngine() -> (frame: Int64, sampleRate: Double)? {
-        guard let old = retiredEngine.load(ordering: .acquiring) else { return nil }
-        let frame = swapFrame.load(ordering: .relaxed)
-        let rate = Double(bitPattern: swapRate.load(ordering: .relaxed))
-        retiredEngine.store(nil, ordering: .releasing)
-        old.release()
-        return (frame, rate)
+        handOff.reclaim()
     }
 
     /// Frees the shape data the audio thread has handed back (called by `offerShape` too).

@@ -1,5 +1,6 @@
 import Foundation
 import ToneShaperCore
+import ToneShaperInstrument
 
 /// A shape's frequency curve over time, as drawn and as the engine plays it.
 ///

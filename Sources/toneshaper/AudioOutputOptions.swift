@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ToneShaperAudioFile
 import ToneShaperCore
+import ToneShaperInstrument
 import ToneShaperMIDI
 
 /// Options every command that writes an audio file shares.

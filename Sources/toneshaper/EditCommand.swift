@@ -5,6 +5,7 @@ import Synchronization
 import ToneShaperALSALive
 import ToneShaperCore
 import ToneShaperEditor
+import ToneShaperInstrument
 import ToneShaperLive
 
 struct EditCommand: ParsableCommand {
@@ -58,7 +59,7 @@ struct EditCommand: ParsableCommand {
             let pcm = try live.openPCM()
             let engine = try ShapeExport.engine(for: server.startingShape, sampleRate: Double(pcm.sampleRate),
                                                 voices: voices, pointCapacity: Shape.maximumPoints)
-            let instrument = ALSAPlayer(engine: engine, pcm: pcm, source: .sequencer(sequencer),
+            let instrument = ALSAPlayer(instrument: Instrument(engine: engine), pcm: pcm, source: .sequencer(sequencer),
                                         channelFilter: live.channelFilter, ignoresProgramChanges: true, realtime: live.realtime)
             try instrument.start()
             if let warning = instrument.realtimeWarning { Console.error(warning) }

@@ -1,6 +1,7 @@
 import Foundation
 import ToneShaperAudioFile
 import ToneShaperCore
+import ToneShaperInstrument
 import ToneShaperJACK
 import ToneShaperJACKLive
 import ToneShaperLive
@@ -28,12 +29,12 @@ extension PlayCommand {
         // The helper renders inside JACK's cycle: it gets the priority of JACK's process thread.
         if client.realtimePriority > 0 { config.helperPriority = client.realtimePriority }
         // The instrument at a rate: the graph's now, and its new one should it change (JACK's sample-rate callback).
-        let rebuild: (Int) -> Engine = { [config] newRate in
+        let rebuild: (Int) -> Instrument = { [config] newRate in
             var again = config
             again.sampleRate = Double(newRate)
-            return Engine(library: setup.library, configuration: again, controllerMap: setup.controllerMap)
+            return Instrument(library: setup.library, configuration: again, controllerMap: setup.controllerMap)
         }
-        let engine = rebuild(rate)
+        let frontDoor = rebuild(rate)
         let recorder = try record.map { try AudioRecorder(path: $0, format: fileFormat!, sampleRate: rate, channels: 2) }
 
         let source: JACKPlayer.Source
@@ -46,7 +47,7 @@ extension PlayCommand {
             source = .live
             endFrame = nil
         }
-        let player = try JACKPlayer(client: client, engine: engine, source: source, recorder: recorder,
+        let player = try JACKPlayer(client: client, instrument: frontDoor, source: source, recorder: recorder,
                                     recordMIDI: recordMIDI != nil, channelFilter: session.channelFilter,
                                     ignoresProgramChanges: setup.ignoresProgramChanges, rebuild: rebuild,
                                     mirrorsControls: session.mirrorsControls)

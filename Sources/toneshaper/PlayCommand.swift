@@ -6,6 +6,7 @@ import ToneShaperALSA
 import ToneShaperALSALive
 import ToneShaperAudioFile
 import ToneShaperCore
+import ToneShaperInstrument
 import ToneShaperLive
 import ToneShaperMIDI
 
@@ -120,7 +121,7 @@ struct PlayCommand: ParsableCommand {
                                          threads: threads)
         // The helper renders inside the audio thread's period: it gets the audio thread's priority.
         if live.realtime { config.helperPriority = AudioThread.defaultPriority }
-        let engine = Engine(library: setup.library, configuration: config, controllerMap: setup.controllerMap)
+        let frontDoor = Instrument(library: setup.library, configuration: config, controllerMap: setup.controllerMap)
         let recorder = try record.map { try AudioRecorder(path: $0, format: fileFormat!, sampleRate: pcm.sampleRate, channels: 2) }
 
         let source: ALSAPlayer.Source
@@ -134,7 +135,7 @@ struct PlayCommand: ParsableCommand {
             source = .sequencer(sequencer!)
             endFrame = nil
         }
-        let player = ALSAPlayer(engine: engine, pcm: pcm, source: source, recorder: recorder,
+        let player = ALSAPlayer(instrument: frontDoor, pcm: pcm, source: source, recorder: recorder,
                                 recordMIDI: recordMIDI != nil, channelFilter: channelFilter,
                                 ignoresProgramChanges: setup.ignoresProgramChanges, realtime: live.realtime,
                                 mirrorsControls: sessionPlay.mirrorsControls)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ToneShaperCore
+import ToneShaperInstrument
 import ToneShaperMIDI
 
 struct RenderCommand: ParsableCommand {
@@ -53,9 +54,9 @@ struct RenderCommand: ParsableCommand {
         setup.noteSilentKeys(sampleRate: Double(audio.rate), messages: messages)
         let config = setup.configuration(sampleRate: Double(audio.rate), voices: instrument.voices, masterGain: audio.linearGain,
                                          threads: threads ?? Self.processorCount)
-        let engine = Engine(library: setup.library, configuration: config, controllerMap: setup.controllerMap)
-        try withExtendedLifetime(engine) {
-            try audio.write(OfflineRenderer(engine: engine), messages: messages, frames: frames,
+        let frontDoor = Instrument(library: setup.library, configuration: config, controllerMap: setup.controllerMap)
+        try withExtendedLifetime(frontDoor) {
+            try audio.write(OfflineRenderer(instrument: frontDoor), messages: messages, frames: frames,
                             progressLabel: "rendering")
             // Rendered, written and reported: the process ends here, and the engine's memory and
             // threads go back to the system with it. (Left to itself, Swift ends the engine after

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ToneShaperCore
+import ToneShaperInstrument
 
 struct RenderShapeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

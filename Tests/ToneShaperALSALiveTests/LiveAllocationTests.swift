@@ -7,6 +7,7 @@ import ToneShaperALSA
 import ToneShaperALSALive
 import ToneShaperAudioFile
 import ToneShaperCore
+import ToneShaperInstrument
 import ToneShaperLive
 import ToneShaperMIDI
 
@@ -14,22 +15,22 @@ import ToneShaperMIDI
 struct LiveAllocationTests {
     /// Events for period `p` (of `frames`): notes, chords past the voice count, mapped controllers,
     /// bend, pedal, program changes, all-notes-off, and all-notes-off on a period's last frame now and then.
-    static func events(period p: Int, frames: Int) -> [TimedEngineEvent] {
+    static func events(period p: Int, frames: Int) -> [TimedInstrumentEvent] {
         let start = Int64(p * frames)
         let ch = UInt8(p % 3)
-        var e: [TimedEngineEvent] = [
-            TimedEngineEvent(frame: start + 1, .midi(.noteOn(channel: ch, note: UInt8(40 + (p * 7) % 48), velocity: UInt8(30 + p % 90)))),
-            TimedEngineEvent(frame: start + Int64(frames / 4), .midi(.controlChange(channel: ch, controller: 74, value: UInt8((p * 13) % 128)))),
-            TimedEngineEvent(frame: start + Int64(frames / 3), .midi(.pitchBend(channel: ch, value: Int16((p * 997) % 16_000 - 8000)))),
-            TimedEngineEvent(frame: start + Int64(frames / 2), .midi(.controlChange(channel: ch, controller: 71, value: UInt8((p * 29) % 128)))),
-            TimedEngineEvent(frame: start + Int64(frames / 2), .midi(.controlChange(channel: ch, controller: 91, value: UInt8((p * 17) % 100)))),
-            TimedEngineEvent(frame: start + Int64(frames - 3), .midi(.noteOff(channel: ch, note: UInt8(40 + ((p + 9) * 7) % 48), velocity: 64))),
+        var e: [TimedInstrumentEvent] = [
+            TimedInstrumentEvent(frame: start + 1, .message(.noteOn(channel: ch, note: UInt8(40 + (p * 7) % 48), velocity: UInt8(30 + p % 90)))),
+            TimedInstrumentEvent(frame: start + Int64(frames / 4), .message(.controlChange(channel: ch, controller: 74, value: UInt8((p * 13) % 128)))),
+            TimedInstrumentEvent(frame: start + Int64(frames / 3), .message(.pitchBend(channel: ch, value: Int16((p * 997) % 16_000 - 8000)))),
+            TimedInstrumentEvent(frame: start + Int64(frames / 2), .message(.controlChange(channel: ch, controller: 71, value: UInt8((p * 29) % 128)))),
+            TimedInstrumentEvent(frame: start + Int64(frames / 2), .message(.controlChange(channel: ch, controller: 91, value: UInt8((p * 17) % 100)))),
+            TimedInstrumentEvent(frame: start + Int64(frames - 3), .message(.noteOff(channel: ch, note: UInt8(40 + ((p + 9) * 7) % 48), velocity: 64))),
         ]
-        if p % 5 == 0 { e.append(TimedEngineEvent(frame: start + Int64(frames - 2), .midi(.controlChange(channel: ch, controller: 64, value: p % 10 == 0 ? 127 : 0)))) }
-        if p % 7 == 0 { e.append(TimedEngineEvent(frame: start + Int64(frames - 2), .midi(.programChange(channel: ch, program: UInt8(p % 13))))) }
-        if p % 11 == 0 { e.append(TimedEngineEvent(frame: start + Int64(frames - 1), .midi(.controlChange(channel: ch, controller: 123, value: 0)))) }
-        if p % 37 == 0 { e.append(TimedEngineEvent(frame: start + Int64(frames - 1), .midi(.controlChange(channel: 0, controller: 123, value: 0)))) }
-        if p % 3 == 0 { e.append(TimedEngineEvent(frame: max(0, start - 50), .midi(.channelPressure(channel: ch, pressure: 3)))) }  // late
+        if p % 5 == 0 { e.append(TimedInstrumentEvent(frame: start + Int64(frames - 2), .message(.controlChange(channel: ch, controller: 64, value: p % 10 == 0 ? 127 : 0)))) }
+        if p % 7 == 0 { e.append(TimedInstrumentEvent(frame: start + Int64(frames - 2), .message(.programChange(channel: ch, program: UInt8(p % 13))))) }
+        if p % 11 == 0 { e.append(TimedInstrumentEvent(frame: start + Int64(frames - 1), .message(.controlChange(channel: ch, controller: 123, value: 0)))) }
+        if p % 37 == 0 { e.append(TimedInstrumentEvent(frame: start + Int64(frames - 1), .message(.controlChange(channel: 0, controller: 123, value: 0)))) }
+        if p % 3 == 0 { e.append(TimedInstrumentEvent(frame: max(0, start - 50), .message(.channelPressure(channel: ch, pressure: 3)))) }  // late
         return e
     }
 

@@ -5,6 +5,7 @@ import ToneShaperALSA
 import ToneShaperALSALive
 import ToneShaperAudioFile
 import ToneShaperCore
+import ToneShaperInstrument
 import ToneShaperLive
 import ToneShaperMIDI
 
@@ -20,7 +21,7 @@ struct LivePlaybackTests {
         #expect(pcm.format == .float32LE)
         let endFrame = Int64((seconds + 0.5) * 48_000)
         let recorder = try AudioRecorder(path: folder.path("take.wav"), format: .wav32Float, sampleRate: pcm.sampleRate, channels: 2)
-        let player = ALSAPlayer(engine: Fixtures.engine(threads: threads), pcm: pcm, source: .performance(messages, endFrame: endFrame),
+        let player = ALSAPlayer(instrument: Instrument(engine: Fixtures.engine(threads: threads)), pcm: pcm, source: .performance(messages, endFrame: endFrame),
                                 recorder: recorder, recordMIDI: true, realtime: false)
         try player.start()
         while !player.isFinished {
@@ -66,7 +67,7 @@ struct LivePlaybackTests {
         let endFrame = Int64((seconds + 0.5) * 48_000)
         let recorder = try AudioRecorder(path: back.path("take.wav"), format: .wav32Float, sampleRate: 48_000, channels: 2)
         var attempts = 0
-        let player = ALSAPlayer(engine: Fixtures.engine(), pcm: pcm, source: .performance(messages, endFrame: endFrame),
+        let player = ALSAPlayer(instrument: Instrument(engine: Fixtures.engine()), pcm: pcm, source: .performance(messages, endFrame: endFrame),
                                 recorder: recorder, realtime: false) { request in
             attempts += 1
             // The first attempt finds nothing (still unplugged), the second finds it back.
@@ -116,7 +117,7 @@ struct LivePlaybackTests {
         pcm.close()
         let recorder = try AudioRecorder(path: folder.path("take.wav"), format: .wav32Float, sampleRate: 48_000, channels: 2)
         let messages = [TimedMIDIMessage(frame: 100, message: .noteOn(channel: 0, note: 69, velocity: 100))]
-        let player = ALSAPlayer(engine: Fixtures.engine(), pcm: pcm, source: .performance(messages, endFrame: 24_000),
+        let player = ALSAPlayer(instrument: Instrument(engine: Fixtures.engine()), pcm: pcm, source: .performance(messages, endFrame: 24_000),
                                 recorder: recorder, realtime: false) { request in
             throw ALSAError("cannot open PCM device", subject: request.device, code: -19)
         }
@@ -154,7 +155,7 @@ struct LivePlaybackTests {
         let pcm = try PCMOutput(device: "capture", periodFrames: 128, configText: folder.configText)
         let messages = script.timedMessages(sampleRate: 48_000)
         let endFrame = Int64((script.durationSeconds + 0.2) * 48_000)
-        let player = ALSAPlayer(engine: Fixtures.engine(), pcm: pcm, source: .performance(messages, endFrame: endFrame), realtime: false)
+        let player = ALSAPlayer(instrument: Instrument(engine: Fixtures.engine()), pcm: pcm, source: .performance(messages, endFrame: endFrame), realtime: false)
         try player.start()
         while !player.isFinished { usleep(2_000) }
         _ = player.stop()

@@ -4,6 +4,7 @@ import Testing
 import ToneShaperALSA
 import ToneShaperALSALive
 import ToneShaperCore
+import ToneShaperInstrument
 import ToneShaperLive
 import ToneShaperMIDI
 
@@ -23,7 +24,7 @@ struct ShapeSwapPlaybackTests {
         let pcm = try PCMOutput(device: "capture", sampleRate: 48_000, periodFrames: 128, periods: 3, configText: folder.configText)
         let engine = try ShapeExport.engine(for: Self.flat(250), sampleRate: 48_000, voices: 8, pointCapacity: Shape.maximumPoints)
         let endFrame: Int64 = 20 * 48_000
-        let player = ALSAPlayer(engine: engine, pcm: pcm,
+        let player = ALSAPlayer(instrument: Instrument(engine: engine), pcm: pcm,
                                 source: .performance([TimedMIDIMessage(frame: 0, message: .noteOn(channel: 0, note: 69, velocity: 120))],
                                                      endFrame: endFrame),
                                 realtime: false)

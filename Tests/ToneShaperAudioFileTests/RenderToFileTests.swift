@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import ToneShaperAudioFile
 import ToneShaperCore
+import ToneShaperInstrument
 import ToneShaperMIDI
 
 /// The one way an offline render reaches a file (`render`, `render-shape`, the editor's Export).

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import ToneShaperMIDI
 @testable import ToneShaperCore
+import ToneShaperInstrument
 
 @Suite("Engine: sample accuracy, pitch bend, programs, echo, controllers, clipping")
 struct EngineTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import ToneShaperMIDI
 @testable import ToneShaperCore
+import ToneShaperInstrument
 
 /// MIDI Polyphonic Expression (MMA RP-053), measured on rendered samples.
 ///

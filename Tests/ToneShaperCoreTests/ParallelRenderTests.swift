@@ -4,6 +4,7 @@ import Testing
 import TestSupport
 import ToneShaperMIDI
 @testable import ToneShaperCore
+import ToneShaperInstrument
 
 @Suite("Rendering on several threads: the same samples, whatever the number")
 struct ParallelRenderTests {

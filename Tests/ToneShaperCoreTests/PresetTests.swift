@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import ToneShaperMIDI
 @testable import ToneShaperCore
+import ToneShaperInstrument
 
 @Suite("The built-in presets")
 struct PresetTests {

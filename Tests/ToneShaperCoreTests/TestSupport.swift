@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import ToneShaperMIDI
 @testable import ToneShaperCore
+import ToneShaperInstrument
 
 /// Measurements made on rendered audio, written independently of the engine.
 enum Signal {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import ToneShaperCore
+import ToneShaperInstrument
 import ToneShaperLive
 import ToneShaperMIDI
 
@@ -72,7 +73,7 @@ extension EditorLiveTests {
         defer { editor.stop() }
         let socket = try editor.openLive()
         _ = try socket.receive()  // format
-        _ = LiveInput(session: session).enqueue(TimedEngineEvent(frame: 0, .midi(.noteOn(channel: 1, note: 57, velocity: 100))))
+        _ = LiveInput(session: session).enqueue(TimedInstrumentEvent(frame: 0, .message(.noteOn(channel: 1, note: 57, velocity: 100))))
         // The instrument's audio thread: 300 periods of 128 frames (0.8 s of a 2 s, 96 000-frame pass).
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 256)
         defer { buffer.deallocate() }
@@ -88,7 +89,7 @@ extension EditorLiveTests {
         #expect(told["channel"] as? Int == 1)
         #expect(abs((told["pass"] as? Double ?? -1) - 38_400.0 / 96_000) < 1e-9)
 
-        _ = LiveInput(session: session).enqueue(TimedEngineEvent(frame: session.framesRendered, .midi(.noteOff(channel: 1, note: 57, velocity: 0))))
+        _ = LiveInput(session: session).enqueue(TimedInstrumentEvent(frame: session.framesRendered, .message(.noteOff(channel: 1, note: 57, velocity: 0))))
         for _ in 0..<40 { session.renderPeriod(into: buffer, frames: 128) }  // past the 50 ms release
         var gone = false
         for _ in 0..<200 where !gone {

@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 import ToneShaperAudioFile
 import ToneShaperCore
+import ToneShaperInstrument
 import ToneShaperJACK
 @testable import ToneShaperJACKLive
 import ToneShaperLive
@@ -93,7 +94,7 @@ extension RealJACKServer {
             let client = try server.client("ToneShaper")
             let recorder = try AudioRecorder(path: folder.appendingPathComponent("take.wav").path, format: .wav32Float,
                                              sampleRate: client.sampleRate, channels: 2)
-            let player = try JACKPlayer(client: client, engine: Fixtures.engine(voices: 8), source: .live, recorder: recorder, recordMIDI: true)
+            let player = try JACKPlayer(client: client, instrument: Instrument(engine: Fixtures.engine(voices: 8)), source: .live, recorder: recorder, recordMIDI: true)
             let processor = player.processor
             let tally = Tally()
             let warmUp = 40

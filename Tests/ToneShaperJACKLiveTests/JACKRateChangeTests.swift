@@ -6,6 +6,7 @@ import TestSupport
 import Testing
 import ToneShaperAudioFile
 import ToneShaperCore
+import ToneShaperInstrument
 import ToneShaperJACK
 @testable import ToneShaperJACKLive
 import ToneShaperLive
@@ -87,8 +88,8 @@ extension RealJACKServer {
             let secondNote: Int64 = 60_000, end: Int64 = 100_000
             let notes = [TimedMIDIMessage(frame: 0, message: .noteOn(channel: 0, note: 69, velocity: 100)),
                          TimedMIDIMessage(frame: secondNote, message: .noteOn(channel: 0, note: 69, velocity: 100))]
-            let player = try JACKPlayer(client: client, engine: Self.a440(48_000), source: .performance(notes, endFrame: end),
-                                        recorder: recorder, recordMIDI: true, rebuild: { Self.a440($0) })
+            let player = try JACKPlayer(client: client, instrument: Instrument(engine: Self.a440(48_000)), source: .performance(notes, endFrame: end),
+                                        recorder: recorder, recordMIDI: true, rebuild: { Instrument(engine: Self.a440($0)) })
             try player.start()
             try player.connect(midiSources: [], playback: ["capture:in"])
 
@@ -153,8 +154,8 @@ extension RealJACKServer {
                 notes.append(TimedMIDIMessage(frame: Int64(k) * 1_000 + 1_900, message: .noteOff(channel: 0, note: UInt8(57 + k % 24), velocity: 0)))
             }
             notes.sort { $0.frame < $1.frame }
-            let player = try JACKPlayer(client: client, engine: Self.a440(48_000), source: .performance(notes, endFrame: 300_000),
-                                        recordMIDI: true, rebuild: { Self.a440($0) })
+            let player = try JACKPlayer(client: client, instrument: Instrument(engine: Self.a440(48_000)), source: .performance(notes, endFrame: 300_000),
+                                        recordMIDI: true, rebuild: { Instrument(engine: Self.a440($0)) })
             let processor = player.processor
             let tally = Tally()
             let warmUp = 20

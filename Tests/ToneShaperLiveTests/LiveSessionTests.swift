@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import TestSupport
 import ToneShaperCore
+import ToneShaperInstrument
 import ToneShaperLive
 import ToneShaperMIDI
 
@@ -166,9 +167,9 @@ struct LiveSessionTests {
         let periods = Periods(session, frames: 100)
         periods.run(5)
         let input = LiveInput(session: session)
-        input.enqueue(TimedEngineEvent(frame: 120, .midi(.noteOn(channel: 0, note: 64, velocity: 80))))
-        input.enqueue(TimedEngineEvent(frame: 530, .midi(.noteOn(channel: 0, note: 67, velocity: 80))))
-        input.enqueue(TimedEngineEvent(frame: 700, .midi(.noteOff(channel: 0, note: 64, velocity: 80))))
+        input.enqueue(TimedInstrumentEvent(frame: 120, .message(.noteOn(channel: 0, note: 64, velocity: 80))))
+        input.enqueue(TimedInstrumentEvent(frame: 530, .message(.noteOn(channel: 0, note: 67, velocity: 80))))
+        input.enqueue(TimedInstrumentEvent(frame: 700, .message(.noteOff(channel: 0, note: 64, velocity: 80))))
         periods.run(1)
         var played: [TimedMIDIMessage] = []
         session.collectPlayedMIDI(into: &played)
@@ -264,7 +265,7 @@ struct LiveSessionTests {
     func endFrame() {
         let session = LiveSession(engine: Fixtures.engine(), endFrame: 300)
         let input = LiveInput(session: session)
-        input.enqueue(TimedEngineEvent(frame: 0, .midi(.noteOn(channel: 0, note: 69, velocity: 127))))
+        input.enqueue(TimedInstrumentEvent(frame: 0, .message(.noteOn(channel: 0, note: 69, velocity: 127))))
         let periods = Periods(session)
         periods.run(2)
         #expect(!session.isFinished)

@@ -1,5 +1,6 @@
 import Testing
 import ToneShaperCore
+import ToneShaperInstrument
 import ToneShaperLive
 import ToneShaperMIDI
 
@@ -25,7 +26,7 @@ struct PlayheadTests {
         let session = try Self.session()
         let input = LiveInput(session: session)
         #expect(session.playheads.read().places.isEmpty)
-        _ = input.enqueue(TimedEngineEvent(frame: 0, .midi(.noteOn(channel: 2, note: 64, velocity: 100))))
+        _ = input.enqueue(TimedInstrumentEvent(frame: 0, .message(.noteOn(channel: 2, note: 64, velocity: 100))))
 
         Self.run(session, periods: 100)  // 12 800 frames into a 24 000-frame pass
         var (places, frame) = session.playheads.read()
@@ -42,7 +43,7 @@ struct PlayheadTests {
         #expect(second.voice == first.voice)
         #expect(abs(second.pass - 8_000.0 / 24_000) < 1e-9, "\(second.pass)")
 
-        _ = input.enqueue(TimedEngineEvent(frame: session.framesRendered, .midi(.noteOff(channel: 2, note: 64, velocity: 64))))
+        _ = input.enqueue(TimedInstrumentEvent(frame: session.framesRendered, .message(.noteOff(channel: 2, note: 64, velocity: 64))))
         Self.run(session, periods: 1)
         let releasing = try #require(session.playheads.read().places.first)
         #expect(releasing.released)
@@ -56,8 +57,8 @@ struct PlayheadTests {
     func eachVoiceHasItsOwnPlace() throws {
         let session = try Self.session()
         let input = LiveInput(session: session)
-        _ = input.enqueue(TimedEngineEvent(frame: 0, .midi(.noteOn(channel: 0, note: 60, velocity: 100))))
-        _ = input.enqueue(TimedEngineEvent(frame: 6_000, .midi(.noteOn(channel: 0, note: 67, velocity: 100))))
+        _ = input.enqueue(TimedInstrumentEvent(frame: 0, .message(.noteOn(channel: 0, note: 60, velocity: 100))))
+        _ = input.enqueue(TimedInstrumentEvent(frame: 6_000, .message(.noteOn(channel: 0, note: 67, velocity: 100))))
         Self.run(session, periods: 125)  // 16 000 frames
         let places = session.playheads.read().places.sorted { $0.note < $1.note }
         #expect(places.map(\.note) == [60, 67])

@@ -1,6 +1,7 @@
 import AllocationCounter
 import Testing
 import ToneShaperCore
+import ToneShaperInstrument
 import ToneShaperLive
 
 @Suite("Editing while playing: the shape swap allocates nothing on the audio thread")
@@ -34,7 +35,7 @@ struct ShapeSwapAllocationTests {
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 2 * frames)
         defer { buffer.deallocate() }
         for note in [57, 60, 64, 69] as [UInt8] {
-            #expect(input.enqueue(TimedEngineEvent(frame: 0, .midi(.noteOn(channel: 0, note: note, velocity: 100))), patience: 0))
+            #expect(input.enqueue(TimedInstrumentEvent(frame: 0, .message(.noteOn(channel: 0, note: note, velocity: 100))), patience: 0))
         }
         // Warm-up: one round of every wave × envelope combination, so the debug build's lazily made
         // type metadata exists before counting (as the other allocation tests warm up).

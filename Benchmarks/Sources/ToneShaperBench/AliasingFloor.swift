@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import ToneShaperCore
+import ToneShaperInstrument
 import ToneShaperMIDI
 import ToneShaperPlot
 

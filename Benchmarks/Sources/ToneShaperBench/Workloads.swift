@@ -1,4 +1,5 @@
 import ToneShaperCore
+import ToneShaperInstrument
 import ToneShaperMIDI
 import CAllocCount
 

@@ -1,19 +1,30 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ToneShaperCore
 import ToneShaperMIDI
 
-/// Drives an engine through a whole performance, block by block, handing its output to a sink.
+/// Drives an instrument through a whole performance, block by block, handing its output to a sink.
 ///
-/// The same engine and the same event placement as live play: a message at frame F always lands
-/// at offset F − blockStart of the block that contains F, whatever the block size.
+/// Each block is one `Instrument.process` call, the method the live front-ends and the plugins
+/// call: a message at frame F lands at frame F − blockStart of the block that contains F,
+/// whatever the block size, as it does in a live period or a host's block.
 public struct OfflineRenderer {
-    public let engine: Engine
+    public let instrument: Instrument
     public let blockFrames: Int
+    public var engine: Engine { instrument.engine }
 
     /// Blocks of 4096 frames by default: the engine cuts its own spans and control periods inside
     /// them; a block is what the events are placed in and what progress is reported by.
-    public init(engine: Engine, blockFrames: Int = 4096) {
+    public init(instrument: Instrument, blockFrames: Int = 4096) {
         precondition(blockFrames >= 1)
-        self.engine = engine
+        self.instrument = instrument
         self.blockFrames = blockFrames
+    }
+
+    /// An engine behind its own front door (`Instrument(engine:)`), for a render of its own.
+    public init(engine: Engine, blockFrames: Int = 4096) {
+        self.init(instrument: Instrument(engine: engine), blockFrames: blockFrames)
     }
 
     /// Renders `totalFrames` frames of `messages` (sorted by frame, stable) and calls `sink` with
@@ -29,7 +40,7 @@ public struct OfflineRenderer {
                                  progress: ((Double) -> Void)? = nil,
                                  sink: (UnsafeBufferPointer<Float>) throws(E) -> Void) throws(E) {
         let sorted = messages.inFrameOrder()
-        var events: [EngineEvent] = []
+        var events: [InstrumentEvent] = []
         events.reserveCapacity(256)
         let buffers = UnsafeMutablePointer<Float>.allocate(capacity: 4 * blockFrames)
         defer { buffers.deallocate() }
@@ -37,6 +48,7 @@ public struct OfflineRenderer {
         var start = 0
         var lastReport = -1
         let failure = Failure<E>()
+        let engine = instrument.engine
         try withoutActuallyEscaping(sink) { (sink) throws(E) in
             engine.onMastered = { stretch in
                 guard failure.error == nil else { return }
@@ -48,14 +60,14 @@ public struct OfflineRenderer {
                 let count = min(blockFrames, totalFrames - start)
                 events.removeAll(keepingCapacity: true)
                 while next < sorted.count && sorted[next].frame < Int64(start + count) {
-                    events.append(EngineEvent(offset: max(0, Int(sorted[next].frame) - start), sorted[next].message))
+                    events.append(InstrumentEvent(frame: max(0, Int(sorted[next].frame) - start), .message(sorted[next].message)))
                     next += 1
                 }
                 let buffer = buffers + turn * 2 * blockFrames
                 events.withUnsafeBufferPointer {
-                    engine.render(frames: count, events: $0, into: buffer, holdingLastMaster: true)
+                    instrument.process(frames: count, events: $0, into: buffer, holdingLastMaster: true)
                 }
-                if let error = failure.error { engine.finishMaster(); throw error }
+                if let error = failure.error { instrument.finishMaster(); throw error }
                 turn ^= 1
                 start += count
                 if let progress {
@@ -63,7 +75,7 @@ public struct OfflineRenderer {
                     if percent != lastReport { lastReport = percent; progress(Double(start) / Double(totalFrames)) }
                 }
             }
-            engine.finishMaster()
+            instrument.finishMaster()
             if let error = failure.error { throw error }
         }
     }
@@ -77,50 +89,16 @@ public struct OfflineRenderer {
     }
 }
 
-/// The article's ToneWriter: a shape played at one note for N cycles of its duration.
-public enum ShapeExport {
-    /// An engine that plays only `shape`, on every channel: what render-shape, plots and the
-    /// editor's previews render through.
-    public static func engine(for shape: Shape, sampleRate: Double, voices: Int = 1, masterGain: Double? = nil,
-                              pointCapacity: Int = 0) throws(ShapeError) -> Engine {
-        var config = EngineConfiguration(sampleRate: sampleRate, voices: voices)
-        if let masterGain { config.masterGain = masterGain }
-        config.channelPresets = Array(repeating: 0, count: 16)
-        config.pointCapacity = pointCapacity
-        return Engine(library: try PresetLibrary(shapes: [shape]), configuration: config)
-    }
-
-    /// The master gain render-shape and the editor's Export write with unless told otherwise
-    /// (`--gain`): −6 dB, room for the echo.
-    public static let defaultGainDecibels = -6.0
-
+extension ShapeExport {
     /// The renderer, its events and its length for `cycles` passes of `shape` held on `note`: the
     /// one setup render-shape and the editor's Export share, so their files are equal sample for sample.
     public static func renderer(for shape: Shape, cycles: Int, note: Int, velocity: Int = 127, sampleRate: Int,
                                 gainDecibels: Double = defaultGainDecibels) throws(ShapeError)
         -> (renderer: OfflineRenderer, messages: [TimedMIDIMessage], frames: Int) {
-        let engine = try engine(for: shape, sampleRate: Double(sampleRate), masterGain: _pow(10, gainDecibels / 20))
+        let engine = try engine(for: shape, sampleRate: Double(sampleRate), masterGain: pow(10, gainDecibels / 20))
         let (messages, frames) = performance(of: shape, cycles: cycles, note: UInt8(note), velocity: UInt8(velocity),
                                              sampleRate: Double(sampleRate))
         return (OfflineRenderer(engine: engine), messages, frames)
-    }
-
-    /// The events and length for `cycles` passes of the shape held on `note`, plus its release.
-    public static func performance(of shape: Shape, cycles: Int, note: UInt8, velocity: UInt8 = 127,
-                                   sampleRate: Double) -> (messages: [TimedMIDIMessage], frames: Int) {
-        let cycleFrames = max(2, Int(shape.duration * sampleRate))
-        let held = cycles * cycleFrames
-        // Release, plus a second for the DC blocker (1 Hz) to settle after a sawtooth's mean is released.
-        let tail = Int((shape.release + 1) * sampleRate) + (shape.echo.volume > 0 ? echoTailFrames(shape, sampleRate) : 0)
-        return ([TimedMIDIMessage(frame: 0, message: .noteOn(channel: 0, note: note, velocity: velocity)),
-                 TimedMIDIMessage(frame: Int64(held), message: .noteOff(channel: 0, note: note, velocity: 64))],
-                held + tail)
-    }
-
-    /// Time for the echo to fall 60 dB.
-    static func echoTailFrames(_ shape: Shape, _ sampleRate: Double) -> Int {
-        let repeats = _log(0.001) / _log(shape.echo.volume)
-        return Int(min(30, repeats * shape.echo.delay) * sampleRate)
     }
 }
 
