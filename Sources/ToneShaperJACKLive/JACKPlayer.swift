@@ -20,9 +20,10 @@ import ToneShaperMIDI
 /// within the cycle: no MIDI thread, no added period. The callback allocates nothing, takes no
 /// lock and logs nothing (`JACKAllocationTests`).
 ///
-/// A change of the graph's sample rate is followed (with `rebuild`): the sample-rate callback
-/// builds the instrument again at the new rate and the process callback takes it over at its next
-/// cycle (`JACKRateChangeTests`). The notes sounding then are cut; `--record` is finalised there;
+/// A change of the graph's sample rate is followed (with `rebuild`): `poll` builds the instrument
+/// again at the new rate with its controls as last set (knobs, programs, bends: the rig keeps them
+/// from what was applied) and the process callback takes it over at its next cycle
+/// (`JACKRateChangeTests`). The notes sounding then are cut; `--record` is finalised there;
 /// `--record-midi`'s frames are converted to the starting rate. A `.performance`'s events keep
 /// their frames, so after a change it plays at the new rate's tempo.
 public final class JACKPlayer {
@@ -75,8 +76,9 @@ public final class JACKPlayer {
     ///   - recorder: opened at `client.sampleRate`, stereo; finished by `stop()`, or by `poll()` when
     ///     the graph's rate changes (a file cannot change rate; what follows is not recorded).
     ///   - rebuild: the same instrument built at another rate (same shapes, map, tuning, MPE zones,
-    ///     gain, voices, threads), called by the sample-rate callback so the graph's new rate is
-    ///     followed; nil leaves the engine at its rate and only reports the change.
+    ///     gain, voices, threads), called by `poll` when the graph's rate changed, so it is
+    ///     followed; nil leaves the engine at its rate and only reports the change. With it the rig
+    ///     keeps the controls as last set, which the rebuilt instrument starts from.
     ///   - mirrorsControls: keep the controls as last set (`rig.controls`), for a session's state.
     public init(client: JACKClient, instrument: Instrument, source: Source, recorder: AudioRecorder? = nil,
                 recordMIDI: Bool = false, channelFilter: UInt8? = nil, ignoresProgramChanges: Bool = false,
@@ -87,12 +89,13 @@ public final class JACKPlayer {
         switch source {
         case .live:
             rig = LiveRig(instrument: instrument, source: .live, recorder: recorder, recordMIDI: recordMIDI,
-                          channelFilter: channelFilter, ignoresProgramChanges: ignoresProgramChanges, mirrorsControls: mirrorsControls)
+                          channelFilter: channelFilter, ignoresProgramChanges: ignoresProgramChanges,
+                          mirrorsControls: mirrorsControls || rebuild != nil)
             midiPort = try client.registerMIDIInput("midi_in")
         case .performance(let messages, let endFrame):
             rig = LiveRig(instrument: instrument, source: .performance(messages, endFrame: endFrame), recorder: recorder,
                           recordMIDI: recordMIDI, channelFilter: channelFilter, ignoresProgramChanges: ignoresProgramChanges,
-                          mirrorsControls: mirrorsControls)
+                          mirrorsControls: mirrorsControls || rebuild != nil)
             midiPort = nil
         }
         leftPort = try client.registerAudioOutput("out_left")
@@ -187,10 +190,14 @@ public final class JACKPlayer {
         return played.map { TimedMIDIMessage(frame: Self.framesAtStartingRate($0.frame, startRate: start, changes: rateChanges), message: $0.message) }
     }
 
-    /// Collects what the process callback applied and says what changed. Call every few milliseconds.
+    /// Collects what the process callback applied, builds the instrument again when the graph's
+    /// rate changed, and says what changed. Call every few milliseconds.
     @discardableResult
     public func poll() -> [Notice] {
         rig.collectPlayed()
+        if let hertz = processor.takeRateToFollow(), let rebuild = processor.rebuild {
+            rig.offerRebuilt(rebuild(hertz))
+        }
         var notices: [Notice] = []
         if !announcedStart, let frame = processor.startFrameTime {
             announcedStart = true

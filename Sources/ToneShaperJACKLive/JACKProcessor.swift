@@ -8,9 +8,10 @@ import ToneShaperMIDI
 /// What JACK's callbacks do: the process callback (real-time thread) and the notifications
 /// (buffer size, sample rate, xrun, shutdown). The control thread only reads its atomics.
 ///
-/// A new graph rate is followed: the sample-rate callback (not real-time) builds an engine at that
-/// rate with `rebuild` and offers it to the session, which the process callback takes over at the
-/// start of its next cycle by swapping a pointer; the old engine is freed by the control thread.
+/// A new graph rate is followed: the sample-rate callback (not real-time) notes the rate, the
+/// control thread builds the instrument again at it with `rebuild`, sets its controls as last set
+/// and offers it to the session (`JACKPlayer.poll`), the process callback takes it over at the
+/// start of its next cycle by swapping a pointer, and the control thread frees the old one.
 ///
 /// Real-time rules for `process`: no allocation, no lock, no logging, no I/O. The interleaved
 /// scratch the session renders into is allocated before activation and grown only in the
@@ -31,6 +32,8 @@ final class JACKProcessor: @unchecked Sendable {
     let engineRate: Int
     /// Builds the instrument again at a graph's new rate (nil: the rate is only reported).
     let rebuild: ((Int) -> Instrument)?
+    /// A graph rate the instrument is to follow, not yet taken by the control thread (0: none).
+    private let requestedRate = Atomic<Int>(0)
     /// The rate of the engine last built or started with (sample-rate callback only).
     private var followedRate: Int
 
@@ -142,16 +145,24 @@ final class JACKProcessor: @unchecked Sendable {
         return 0
     }
 
-    /// The graph's rate is now `newRate` (JACK also calls this once when the callback is set):
-    /// an engine is built for it and offered to the process callback. Not real-time: JACK calls it
-    /// from its notification thread, where building may take its time; the tests call it directly.
+    /// The graph's rate is now `newRate` (JACK also calls this once when the callback is set): a
+    /// rate other than the instrument's is left for the control thread to rebuild at
+    /// (`takeRateToFollow`), where the controls as last set are kept. JACK calls it from its
+    /// notification thread; the tests call it directly.
     func sampleRateChanged(_ newRate: UInt32) -> Int32 {
         let hertz = Int(newRate)
         rate.store(hertz, ordering: .relaxed)
-        guard let rebuild, hertz > 0, hertz != followedRate else { return 0 }
+        guard rebuild != nil, hertz > 0, hertz != followedRate else { return 0 }
         followedRate = hertz
-        session.offer(rebuild(hertz))
+        requestedRate.store(hertz, ordering: .releasing)
         return 0
+    }
+
+    /// Control thread: the graph rate to build the instrument again at, once per change (the
+    /// latest, when the graph changed twice before it looked).
+    func takeRateToFollow() -> Int? {
+        let hertz = requestedRate.exchange(0, ordering: .acquiring)
+        return hertz == 0 ? nil : hertz
     }
 
     func xrun() -> Int32 {

@@ -68,6 +68,16 @@ public final class LiveRig {
         if recordsMIDI { played += controls.map { TimedMIDIMessage(frame: 0, message: $0) } }
     }
 
+    /// Hands the audio thread `instrument` (the same one built again: a JACK graph's new rate) with
+    /// the controls as last set, so the knobs, programs and bends stay where the player left them
+    /// (with `mirrorsControls`). Control thread. What is applied between the last `collectPlayed`
+    /// and the take-over (a few milliseconds) reaches only the old instrument.
+    public func offerRebuilt(_ instrument: Instrument) {
+        collectPlayed()
+        if let controls { instrument.engine.restore(controls.messages) }
+        session.offer(instrument)
+    }
+
     /// Queues a performance's first events: call before the audio thread starts.
     public func prime() { feeder?.prime() }
 

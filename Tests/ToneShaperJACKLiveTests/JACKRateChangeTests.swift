@@ -143,6 +143,44 @@ extension RealJACKServer {
             #expect(summary.playedMIDI.map(\.frame) == [0, expected])
         }
 
+        @Test("the knobs stay where they were set across a rate change: CC 7 turned down at 48000 Hz, the instrument rebuilt at 44100 Hz plays its next A4 at that volume, not at the volume it starts with")
+        func controlsKeptAcrossTheChange() throws {
+            let server = try DummyServer()
+            defer { server.stop() }
+            let capture = try PortCapture(server: server, seconds: 6)
+            defer { capture.client.close() }
+            let client = try server.client("ToneShaper")
+            // Volume (CC 7) to 32 of 127, A4 from frame 0; the rate changes at about 0.5 s; A4 again at 60000.
+            let secondNote: Int64 = 60_000, end: Int64 = 100_000
+            let notes = [TimedMIDIMessage(frame: 0, message: .controlChange(channel: 0, controller: 7, value: 32)),
+                         TimedMIDIMessage(frame: 0, message: .noteOn(channel: 0, note: 69, velocity: 100)),
+                         TimedMIDIMessage(frame: secondNote, message: .noteOn(channel: 0, note: 69, velocity: 100))]
+            let player = try JACKPlayer(client: client, instrument: Instrument(engine: Self.a440(48_000)),
+                                        source: .performance(notes, endFrame: end), rebuild: { Instrument(engine: Self.a440($0)) })
+            try player.start()
+            try player.connect(midiSources: [], playback: ["capture:in"])
+            Self.waitFor { player.poll(); return player.session.framesRendered >= 24_000 }
+            _ = player.processor.sampleRateChanged(44_100)
+            var swapFrame: Int64?
+            Self.waitFor({
+                for case .sampleRateFollowed(_, _, let frame, _) in player.poll() { swapFrame = frame }
+                return swapFrame != nil
+            }, seconds: 3)
+            Self.waitFor { player.poll(); return player.isFinished }
+            _ = player.stop()
+
+            guard let swapFrame, let start = player.startFrameTime else { Issue.record("the change was not followed"); return }
+            #expect(swapFrame >= 24_000 && swapFrame < secondNote - 10_000)
+            let margin: Int64 = 2048
+            let before = capture.sessionFrames(margin..<(swapFrame - margin), start: start)
+            let after = capture.sessionFrames((secondNote + margin)..<(end - margin), start: start)
+            #expect(before.count > 10_000 && after.count > 30_000)
+            func rms(_ x: [Float]) -> Double { (x.reduce(0) { $0 + Double($1) * Double($1) } / Double(max(1, x.count))).squareRoot() }
+            // A sine's RMS does not depend on its pitch: the same volume gives the same level at either rate.
+            #expect(rms(before) > 0.01)
+            #expect(abs(rms(after) / rms(before) - 1) < 0.02, "before the change \(rms(before)), after \(rms(after))")
+        }
+
         @Test("the process callback allocates nothing across two rate changes (48000 → 44100 → 48000 Hz) with notes sounding")
         func zeroAllocationsAcrossTheSwap() throws {
             let server = try DummyServer()
