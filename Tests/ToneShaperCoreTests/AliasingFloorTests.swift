@@ -14,7 +14,11 @@ struct AliasingFloorTests {
     static func floor(wave: WaveType, rate: Double, bin: Int) throws -> Double {
         let frequency = Double(bin) * rate / Double(size)
         let shape = Bench.tone(frequency, wave: wave, amplitude: 0.5)
-        let settle = Int(rate)   // the output DC blocker (1 Hz) settles from the attack (¼ s is not enough: −60 dB)
+        // The output DC blocker (1 Hz) settles from the attack: a low note's 5 ms attack covers a
+        // slice of one period and leaves an offset whose decay lands in every bin. ¼ s left it at
+        // −60 dB, 1 s at −101 dB for 20 Hz (−109 dB at 42 Hz, halving with each octave); 2 s is
+        // under −150 dB, so what is measured is the tables.
+        let settle = 2 * Int(rate)
         let x = try Bench.note(shape, seconds: Double(settle + size) / rate + 0.01, rate: rate)
         let spectrum = Signal.spectrum(x, start: settle, count: size, windowed: false)
         let fundamental = spectrum[bin]
@@ -35,9 +39,11 @@ struct AliasingFloorTests {
         return bins
     }
 
-    @Test("saw, square and triangle stay at or below −96 dB re the fundamental at 44.1 and 48 kHz",
+    /// −110 dB: under a 16-bit file's own floor (−96 dB) with room to spare, so a drone at 20 Hz
+    /// mixed with others or recorded in 24 bits carries no interpolation hiss either.
+    @Test("saw, square and triangle stay at or below −110 dB re the fundamental at 44.1 and 48 kHz",
           arguments: [WaveType.bandLimitedSawtooth, .bandLimitedSquare, .bandLimitedTriangle], [44_100.0, 48_000])
-    func floorBelow96dB(wave: WaveType, rate: Double) throws {
+    func floorBelow110dB(wave: WaveType, rate: Double) throws {
         var report: [String] = []
         var worst = -400.0
         for bin in Self.bins(rate: rate) {
@@ -46,6 +52,6 @@ struct AliasingFloorTests {
             worst = max(worst, db)
         }
         let summary = "worst \(String(format: "%.1f", worst)) dB — " + report.joined(separator: ", ")
-        #expect(worst <= -96, "\(summary)")
+        #expect(worst <= -110, "\(summary)")
     }
 }

@@ -33,8 +33,9 @@ enum AliasingFloor {
         shape.name = "floor"
         let engine = Engine(library: try! PresetLibrary(shapes: [shape]),
                             configuration: EngineConfiguration(sampleRate: rate, voices: 4))
-        // One second for the output's DC blocker to settle from the attack, then the analysed window.
-        let settle = Int(rate)
+        // Two seconds for the output's DC blocker to settle from the attack (after one, a 20 Hz
+        // note's offset still decays at −101 dB re the fundamental), then the analysed window.
+        let settle = 2 * Int(rate)
         let stereo = OfflineRenderer(engine: engine, blockFrames: 512)
             .renderAll([TimedMIDIMessage(frame: 0, message: .noteOn(channel: 0, note: 69, velocity: 127))],
                        totalFrames: settle + size)

@@ -1,7 +1,7 @@
 extension Voice {
     /// Advances the voice `count` samples. The phase walk hands groups of eight samples (phases and
-    /// gains) to a sink that makes the wave: the band-limited tables and the sine straight into the
-    /// bus, the other waves through scratch buffers and a second pass.
+    /// gains) to a sink that makes the wave: the sine straight into the bus, the band-limited tables
+    /// and the other waves through scratch buffers and a second pass.
     @inline(__always)
     mutating func render(count: Int, intoPeriod: Int, slot s: UnsafeMutablePointer<ShapeSlot>, ratio: Double, halfStep: Double,
                          scratch: VoiceScratch, tables: UnsafeMutablePointer<Float>, nyquistReciprocal: Double,
@@ -52,9 +52,10 @@ extension Voice {
         case .bandLimitedSquare, .bandLimitedTriangle, .bandLimitedSawtooth:
             var sink = TableSink(base: BandLimitedTables.waveBase(tables, wave),
                                  scale: Float(Double(BandLimitedTables.maxHarmonics) * nyquistReciprocal),
-                                 bus: bus, level: blendLevel, weight: blendWeight)
+                                 scratch: scratch, level: blendLevel, weight: blendWeight)
             walk(&sink, kind: kind, count: count, intoPeriod: intoPeriod, slot: s, segment: seg, ratio: ratio, halfStep: halfStep)
             blendLevel = sink.level; blendWeight = sink.weight
+            sink.mix(count: count, into: bus)
             return
         case .sine:
             var sink = SineSink(bus: bus)

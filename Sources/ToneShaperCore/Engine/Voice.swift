@@ -119,16 +119,25 @@ struct Voice {
 }
 
 /// Per-block scratch the voice kernels share (one voice at a time), allocated once.
+/// Eight entries past `capacity`, so a pass may read a last group of eight whole.
 struct VoiceScratch {
+    /// The phase in Float (the band-limited tables: the fraction past a table point).
     let phase: UnsafeMutablePointer<Float>
     /// The same phase in Double, for the Fourier series whose high partials need it.
     let precisePhase: UnsafeMutablePointer<Double>
     let gain: UnsafeMutablePointer<Float>
+    /// The band-limited tables' row offsets (bytes) and level weights, from the walk to `TableSink.mix`.
+    let rows: UnsafeMutablePointer<UInt64>
+    let weight: UnsafeMutablePointer<Float>
     init(capacity: Int) {
-        phase = .allocate(capacity: capacity)
-        precisePhase = .allocate(capacity: capacity)
-        gain = .allocate(capacity: capacity)
+        let padded = capacity + 8
+        phase = .allocate(capacity: padded); phase.initialize(repeating: 0, count: padded)
+        precisePhase = .allocate(capacity: padded); precisePhase.initialize(repeating: 0, count: padded)
+        gain = .allocate(capacity: padded); gain.initialize(repeating: 0, count: padded)
+        // Offset 0 is a row of every wave's first table: whatever a pass reads past the block stays inside.
+        rows = .allocate(capacity: padded); rows.initialize(repeating: 0, count: padded)
+        weight = .allocate(capacity: padded); weight.initialize(repeating: 0, count: padded)
     }
-    func deallocate() { phase.deallocate(); precisePhase.deallocate(); gain.deallocate() }
+    func deallocate() { phase.deallocate(); precisePhase.deallocate(); gain.deallocate(); rows.deallocate(); weight.deallocate() }
 }
 

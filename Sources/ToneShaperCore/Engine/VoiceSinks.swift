@@ -65,35 +65,44 @@ struct PreciseScratchSink: VoiceSink {
     }
 }
 
-/// A band-limited table read straight into the bus: two neighbouring levels at one shared place,
-/// blended by the level weight, read with a 4-point cubic (under −96 dB: see `BandLimitedTables`).
-/// The level and weight are chosen every 8 samples of absolute time (so block boundaries change
-/// nothing), with 1 % headroom for the frequency to rise before the next choice.
+/// A band-limited table read into the bus in two passes over the block: two neighbouring levels
+/// at one shared place, blended by the level weight, read with a 4-point cubic (see
+/// `BandLimitedTables`). The level and weight are chosen every 8 samples of absolute time (so block
+/// boundaries change nothing), with 1 % headroom for the frequency to rise before the next choice.
+///
+/// Why two passes: read in the walk, each group's eight row addresses went from a vector register
+/// to eight scalar registers (two µops each) at the end of a long dependent chain (phase → position
+/// → index → load → taps), and the core waited on it. The walk now only writes each sample's row
+/// offset, fraction, level weight and gain to scratch (`put`: vector arithmetic and stores); `mix`
+/// then reads the rows from addresses it loads from memory, with nothing chained from one group
+/// to the next, so the loads of many groups are in flight at once.
 ///
 /// Each lane reads one 32-byte row: samples i−1 … i+2 as (rich, lean) pairs. Four lanes' rows are
 /// transposed as 64-bit pairs (cheap whole-vector shuffles), so each vector holds one tap of four
-/// lanes, still paired; the cubic weights (each lane's twice) sum the taps, the level weights then
-/// blend each pair, and one pairwise add leaves the eight lanes in order. Two lane groups,
-/// (0, 1, 4, 5) and (2, 3, 6, 7), make that last add come out in order with no permute.
+/// lanes, still paired; the cubic weights (each lane's twice) sum the taps, and two shuffles part
+/// the rich and lean sums into lane order for the blend. Two lane groups, (0, 1, 4, 5) and
+/// (2, 3, 6, 7), make those shuffles in-lane.
 struct TableSink: VoiceSink {
     let base: UnsafeMutablePointer<Float>
     /// Hz to the `blend` scale (maxHarmonics / Nyquist).
     let scale: Float
-    let bus: UnsafeMutablePointer<Float>
+    /// The first pass's output, per sample: the row's byte offset from `base`, the fraction past
+    /// its second point, the level weight and the gain.
+    let rows: UnsafeMutablePointer<UInt64>, fractions: UnsafeMutablePointer<Float>
+    let weights: UnsafeMutablePointer<Float>, gains: UnsafeMutablePointer<Float>
     var level: Int
     var weight: Float
-    var pairs: UnsafeRawPointer
+    /// Byte offset of the current level's pairs from `base`.
+    var levelOffset: UInt64
     /// Points in the current level's table.
     var size: Int
     /// The quarter octave of the last choice (empty until the first).
     var band: (level: Int, low: Float, high: Float, inverseSpan: Float) = (0, 0, 0, 0)
-    /// (1 − weight, weight) four times: blends a (rich, lean) pair.
-    var levelWeights: SIMD8<Float>
 
-    init(base: UnsafeMutablePointer<Float>, scale: Float, bus: UnsafeMutablePointer<Float>, level: Int, weight: Float) {
-        self.base = base; self.scale = scale; self.bus = bus; self.level = level; self.weight = weight
-        size = 0; pairs = UnsafeRawPointer(base)
-        levelWeights = TableSink.levelWeights(weight)
+    init(base: UnsafeMutablePointer<Float>, scale: Float, scratch: VoiceScratch, level: Int, weight: Float) {
+        self.base = base; self.scale = scale; self.level = level; self.weight = weight
+        rows = scratch.rows; fractions = scratch.phase; weights = scratch.weight; gains = scratch.gain
+        size = 0; levelOffset = 0
         select(level)
     }
 
@@ -101,17 +110,7 @@ struct TableSink: VoiceSink {
     @inline(__always) mutating func select(_ level: Int) {
         let layout = BandLimitedTables.layout
         size = layout[2 * level]
-        pairs = UnsafeRawPointer(base + layout[2 * level + 1])
-    }
-
-    @inline(__always) static func levelWeights(_ weight: Float) -> SIMD8<Float> {
-        let w = SIMD2<Float>(1 - weight, weight)
-        return SIMD8<Float>(lowHalf: SIMD4(lowHalf: w, highHalf: w), highHalf: SIMD4(lowHalf: w, highHalf: w))
-    }
-
-    /// Row i: the (rich, lean) pairs of samples i−1 … i+2, each pair as one 64-bit unit.
-    @inline(__always) func row(_ i: UInt64) -> SIMD4<UInt64> {
-        pairs.loadUnaligned(fromByteOffset: 8 &* Int(truncatingIfNeeded: i), as: SIMD4<UInt64>.self)
+        levelOffset = UInt64(truncatingIfNeeded: 4 &* layout[2 * level + 1])
     }
 
     /// The cubic's sum for four lanes' rows (a, b, c, d), their pairs kept apart: (rich, lean) of
@@ -139,19 +138,45 @@ struct TableSink: VoiceSink {
             }
         }
         weight = BandLimitedTables.weight(r, in: band)
-        levelWeights = TableSink.levelWeights(weight)
     }
 
-    @inline(__always) mutating func put(_ n: Int, _ m: Int, phases: SIMD8<Double>, gains: SIMD8<Float>) {
+    /// The first pass: where frames n ..< n + m read, and how loud.
+    @inline(__always) mutating func put(_ n: Int, _ m: Int, phases: SIMD8<Double>, gains g: SIMD8<Float>) {
         let (index, t) = BandLimitedTables.positions(phases: phases, size: size)
-        // Lanes by constant index throughout: a loop over lanes would go through memory.
-        let tA = SIMD8<Float>(t[0], t[0], t[1], t[1], t[4], t[4], t[5], t[5])
-        let tB = SIMD8<Float>(t[2], t[2], t[3], t[3], t[6], t[6], t[7], t[7])
-        let sumA = TableSink.taps(row(index[0]), row(index[1]), row(index[4]), row(index[5]), BandLimitedTables.cubicWeights(tA))
-        let sumB = TableSink.taps(row(index[2]), row(index[3]), row(index[6]), row(index[7]), BandLimitedTables.cubicWeights(tB))
-        // (lanes 0, 1, 4, 5 | 2, 3, 6, 7) pairs blended and added: lanes 0 … 7 in order.
-        let x = sumA * levelWeights, y = sumB * levelWeights
-        let values = SIMD8<Float>(x[0], x[2], y[0], y[2], x[4], x[6], y[4], y[6]) + SIMD8<Float>(x[1], x[3], y[1], y[3], x[5], x[7], y[5], y[7])
-        mix(values * gains, into: bus, at: n, count: m)
+        let offsets = SIMD8<UInt64>(repeating: levelOffset) &+ (index &<< 3)
+        if m == 8 {
+            UnsafeMutableRawPointer(rows + n).storeBytes(of: offsets, as: SIMD8<UInt64>.self)
+            UnsafeMutableRawPointer(fractions + n).storeBytes(of: t, as: SIMD8<Float>.self)
+            UnsafeMutableRawPointer(weights + n).storeBytes(of: SIMD8<Float>(repeating: weight), as: SIMD8<Float>.self)
+            UnsafeMutableRawPointer(gains + n).storeBytes(of: g, as: SIMD8<Float>.self)
+        } else {
+            for i in 0..<m { rows[n + i] = offsets[i]; fractions[n + i] = t[i]; weights[n + i] = weight; gains[n + i] = g[i] }
+        }
+    }
+
+    /// The second pass: frames 0 ..< count read from the tables and added to `bus`. Past `count`
+    /// (to the next multiple of 8) the scratch holds earlier, still valid offsets, whose values are
+    /// computed and dropped.
+    @inline(__always) func mix(count: Int, into bus: UnsafeMutablePointer<Float>) {
+        let table = UnsafeRawPointer(base)
+        var n = 0
+        while n < count {
+            @inline(__always) func row(_ i: Int) -> SIMD4<UInt64> {
+                table.loadUnaligned(fromByteOffset: Int(truncatingIfNeeded: rows[n &+ i]), as: SIMD4<UInt64>.self)
+            }
+            let t = UnsafeRawPointer(fractions + n).loadUnaligned(as: SIMD8<Float>.self)
+            // Lanes by constant index throughout: a loop over lanes would go through memory.
+            let tA = SIMD8<Float>(t[0], t[0], t[1], t[1], t[4], t[4], t[5], t[5])
+            let tB = SIMD8<Float>(t[2], t[2], t[3], t[3], t[6], t[6], t[7], t[7])
+            let x = TableSink.taps(row(0), row(1), row(4), row(5), BandLimitedTables.cubicWeights(tA))
+            let y = TableSink.taps(row(2), row(3), row(6), row(7), BandLimitedTables.cubicWeights(tB))
+            // (lanes 0, 1, 4, 5 | 2, 3, 6, 7) as (rich, lean) pairs: parted into lanes 0 … 7 in order.
+            let rich = SIMD8<Float>(x[0], x[2], y[0], y[2], x[4], x[6], y[4], y[6])
+            let lean = SIMD8<Float>(x[1], x[3], y[1], y[3], x[5], x[7], y[5], y[7])
+            let w = UnsafeRawPointer(weights + n).loadUnaligned(as: SIMD8<Float>.self)
+            let g = UnsafeRawPointer(gains + n).loadUnaligned(as: SIMD8<Float>.self)
+            ToneShaperCore.mix((rich + w * (lean - rich)) * g, into: bus, at: n, count: Swift.min(8, count &- n))
+            n &+= 8
+        }
     }
 }
