@@ -28,7 +28,9 @@ the all-cores render and the report lists the rounds one by one: on a VM the two
 cores that share a cache or not, and the two-thread speed-up follows.
 
 Usage: compare-peers.py TONESHAPER [--rounds N] [--seconds S] [--baseline OTHER_TONESHAPER] [--probe BENCH]
-(needs csound, fluidsynth, a .sf2; --baseline adds another build's saw and sine renders to every round)
+                        [--toneshaper-only]
+(needs csound, fluidsynth, a .sf2 unless --toneshaper-only; --baseline adds another build's saw and sine
+renders to every round)
 """
 import argparse
 import json
@@ -108,8 +110,10 @@ def main():
     parser.add_argument("--seconds", type=int, default=30)
     parser.add_argument("--baseline", help="another toneshaper build to time in the same rounds")
     parser.add_argument("--probe", help="toneshaper-bench, to measure the core-to-core round trip each round")
+    parser.add_argument("--toneshaper-only", action="store_true",
+                        help="time ToneShaper's renders (and --baseline's) only: an A/B of two builds without the peers")
     args = parser.parse_args()
-    for tool in ("csound", "fluidsynth"):
+    for tool in () if args.toneshaper_only else ("csound", "fluidsynth"):
         if shutil.which(tool) is None:
             sys.exit(f"compare-peers: {tool} is not installed")
     work = tempfile.mkdtemp(prefix="toneshaper-peers-")
@@ -138,9 +142,12 @@ def main():
             ("toneshaper sine", ts + ["-o", os.path.join(work, "tss.wav"), "--preset", sine_path, "--threads", "1"], "tss.wav"),
             ("csound vco2 ksmps=64", ["csound", csds[64]], "cs64.wav"),
             ("csound vco2 ksmps=1", ["csound", csds[1]], "cs1.wav"),
-            ("fluidsynth", ["fluidsynth", "-ni", "-R", "0", "-C", "0", "-r", "48000", "-F", os.path.join(work, "fs.wav"),
-                            soundfont(), midi], "fs.wav"),
         ]
+        if not args.toneshaper_only:
+            programs.append(("fluidsynth", ["fluidsynth", "-ni", "-R", "0", "-C", "0", "-r", "48000", "-F",
+                                            os.path.join(work, "fs.wav"), soundfont(), midi], "fs.wav"))
+        else:
+            programs = programs[:3]
         if args.baseline:
             old = [args.baseline] + ts[1:]
             programs[3:3] = [
