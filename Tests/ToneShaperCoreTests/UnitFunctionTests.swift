@@ -148,6 +148,30 @@ struct UnitFunctionTests {
         #expect(worst < 1e-5, "worst error \(worst)")
         #expect(fastSin2Pi(0) == 0)
     }
+
+    /// The Fourier series carry their seed's error into every term, so the seeds are held to libm's
+    /// Double sine and cosine (whose own angle 2πy is rounded by up to 4.4e-16 near 2π), not to
+    /// the Float kernels' 1e-5.
+    @Test("sinCos2Pi, the Fourier voice's seeds, agrees with libm's sin and cos of 2πy within 1e-15 over [0, 1), quarters exact")
+    func seedSineCosine() {
+        var worst = 0.0
+        var j = 0
+        while j < 400_000 {
+            var y = SIMD8<Double>()
+            for i in 0..<8 { y[i] = Double(j + i) / 400_000 }
+            y[7] = y[7].nextUp  // off the grid too
+            let (s, c) = sinCos2Pi(y)
+            for i in 0..<8 {
+                worst = max(worst, abs(s[i] - sin(2 * .pi * y[i])), abs(c[i] - cos(2 * .pi * y[i])))
+            }
+            j += 8
+        }
+        #expect(worst < 1e-15, "worst error \(worst)")
+        let (s, c) = sinCos2Pi(SIMD8(0, 0.25, 0.5, 0.75, 0.125, 0.375, 1 - 0x1p-53, 0x1p-40))
+        #expect(s[0] == 0 && c[0] == 1 && s[1] == 1 && c[1] == 0 && c[2] == -1 && s[3] == -1 && c[3] == 0)
+        #expect(abs(s[4] - 0.5.squareRoot()) < 2e-16 && abs(c[5] + 0.5.squareRoot()) < 2e-16)
+        #expect(abs(s[6] + 2 * .pi * 0x1p-53) < 1e-30 && c[6] == 1 && abs(s[7] - 2 * .pi * 0x1p-40) < 1e-28)
+    }
 }
 
 /// Renders one voice directly at a known phase: a constant frequency f makes the phase of sample n

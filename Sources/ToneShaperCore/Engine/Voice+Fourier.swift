@@ -4,20 +4,16 @@ extension Voice {
     ///
     /// Eight samples side by side in SIMD lanes: each term is one step of a dependent chain (a
     /// multiply and a subtract), which one sample at a time left the core waiting on every term;
-    /// eight lanes take the same wait once. Every lane does the same operations in the same order
-    /// as one sample did (IEEE division and all), so the samples are the same to the bit. Past
-    /// `count`, to the next multiple of 8, lanes read the scratch's earlier (finite) values and are dropped.
+    /// eight lanes take the same wait once; the seeds come from `sinCos2Pi`, eight at a time, instead
+    /// of libm's sine and cosine per sample, and each term's weight is one scalar division per eight
+    /// samples, off the chain, instead of eight vector ones on it. Past `count`, to the next multiple
+    /// of 8, lanes read the scratch's earlier (finite) values and are dropped.
     static func mixFourier(_ wave: WaveType, terms: Int, count: Int, phase: UnsafeMutablePointer<Double>,
                            gain: UnsafeMutablePointer<Float>, into bus: UnsafeMutablePointer<Float>) {
         var n = 0
         while n < count {
-            // Seeded with libm in Double: the recurrence carries any seed error into every term.
-            var s1 = SIMD8<Double>(), c1 = SIMD8<Double>()
-            for i in 0..<8 {
-                let angle = 2 * Double.pi * phase[n &+ i]
-                s1[i] = _sin(angle)
-                c1[i] = _cos(angle)
-            }
+            // Seeded in Double to within a few ulps: the recurrence carries any seed error into every term.
+            let (s1, c1) = sinCos2Pi(UnsafeRawPointer(phase + n).loadUnaligned(as: SIMD8<Double>.self))
             let twoC = 2 * c1
             var sPrev = SIMD8<Double>(repeating: 0), s = s1  // sin(0θ), sin(1θ)
             var sum = SIMD8<Double>(repeating: 0)
@@ -27,7 +23,7 @@ extension Voice {
                 // odd k = 1, 3, …, 2·terms − 1, weight 1/k
                 var k = 1
                 while k <= 2 * terms - 1 {
-                    if k & 1 == 1 { sum += s / Double(k) }
+                    if k & 1 == 1 { sum += s * (1 / Double(k)) }
                     let sNext = twoC * s - sPrev
                     sPrev = s; s = sNext; k += 1
                 }
@@ -37,7 +33,7 @@ extension Voice {
                 while k <= terms {
                     if k & 1 == 1 {
                         let sign: Double = ((k - 1) / 2) & 1 == 0 ? 1 : -1
-                        sum += sign * s / Double(k * k)
+                        sum += s * (sign / Double(k * k))
                     }
                     let sNext = twoC * s - sPrev
                     sPrev = s; s = sNext; k += 1
@@ -46,7 +42,7 @@ extension Voice {
             default:
                 var k = 1
                 while k <= terms {
-                    sum += s / Double(k)
+                    sum += s * (1 / Double(k))
                     let sNext = twoC * s - sPrev
                     sPrev = s; s = sNext; k += 1
                 }

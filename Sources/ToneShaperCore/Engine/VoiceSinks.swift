@@ -61,7 +61,13 @@ struct PreciseScratchSink: VoiceSink {
     @inline(__always) mutating func choose(frequency: Double) {}
     @inline(__always) mutating func put(_ n: Int, _ m: Int, phases: SIMD8<Double>, gains: SIMD8<Float>) {
         let wrapped = wrappedPhases(phases)
-        for i in 0..<m { precisePhase[n + i] = wrapped[i]; phase[n + i] = Float(wrapped[i]); gain[n + i] = gains[i] }
+        if m == 8 {
+            UnsafeMutableRawPointer(precisePhase + n).storeBytes(of: wrapped, as: SIMD8<Double>.self)
+            UnsafeMutableRawPointer(phase + n).storeBytes(of: SIMD8<Float>(wrapped), as: SIMD8<Float>.self)
+            UnsafeMutableRawPointer(gain + n).storeBytes(of: gains, as: SIMD8<Float>.self)
+        } else {
+            for i in 0..<m { precisePhase[n + i] = wrapped[i]; phase[n + i] = Float(wrapped[i]); gain[n + i] = gains[i] }
+        }
     }
 }
 
