@@ -58,8 +58,9 @@ extension Voice {
             sink.mix(count: count, into: bus)
             return
         case .sine:
-            var sink = SineSink(bus: bus)
+            var sink = SineSink(scratch)
             walk(&sink, kind: kind, count: count, intoPeriod: intoPeriod, slot: s, segment: seg, ratio: ratio, halfStep: halfStep)
+            sink.mix(count: count, into: bus)
             return
         case .squareFourier, .triangleFourier, .sawtoothFourier:
             var sink = PreciseScratchSink(scratch)

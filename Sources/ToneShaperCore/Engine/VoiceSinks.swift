@@ -26,16 +26,35 @@ protocol VoiceSink {
     }
 }
 
-/// The sine, straight into the bus: eight polynomial sines at once.
+/// The sine in two passes, like the tables (`TableSink`): the walk writes each sample's phase,
+/// centred on 0 in Float, and gain to scratch; `mix` then makes eight polynomial sines at a time
+/// from them into the bus, a loop with nothing carried from one group to the next.
 struct SineSink: VoiceSink {
-    let bus: UnsafeMutablePointer<Float>
+    let centred: UnsafeMutablePointer<Float>, gains: UnsafeMutablePointer<Float>
+    init(_ scratch: VoiceScratch) { centred = scratch.phase; gains = scratch.gain }
     static var groups: Bool { false }
     @inline(__always) mutating func choose(frequency: Double) {}
-    @inline(__always) mutating func put(_ n: Int, _ m: Int, phases: SIMD8<Double>, gains: SIMD8<Float>) {
+    @inline(__always) mutating func put(_ n: Int, _ m: Int, phases: SIMD8<Double>, gains g: SIMD8<Float>) {
         // sin 2πφ needs φ only up to a whole number: the nearest one is the cheapest to take away.
         let magic = roundingMagic
-        let centred = phases - ((phases + magic) - magic)
-        mix(fastSin2Pi(centred: SIMD8<Float>(centred)) * gains, into: bus, at: n, count: m)
+        let y = SIMD8<Float>(phases - ((phases + magic) - magic))
+        if m == 8 {
+            UnsafeMutableRawPointer(centred + n).storeBytes(of: y, as: SIMD8<Float>.self)
+            UnsafeMutableRawPointer(gains + n).storeBytes(of: g, as: SIMD8<Float>.self)
+        } else {
+            for i in 0..<m { centred[n + i] = y[i]; gains[n + i] = g[i] }
+        }
+    }
+
+    /// The second pass: frames 0 ..< count into `bus` (past `count`, earlier finite values, dropped).
+    @inline(__always) func mix(count: Int, into bus: UnsafeMutablePointer<Float>) {
+        var n = 0
+        while n < count {
+            let y = UnsafeRawPointer(centred + n).loadUnaligned(as: SIMD8<Float>.self)
+            let g = UnsafeRawPointer(gains + n).loadUnaligned(as: SIMD8<Float>.self)
+            ToneShaperCore.mix(fastSin2Pi(centred: y) * g, into: bus, at: n, count: Swift.min(8, count &- n))
+            n &+= 8
+        }
     }
 }
 
