@@ -267,7 +267,8 @@ public final class BandLimitedTables: @unchecked Sendable {
         return (-tb * c * (1 / 6.0), ac * b * 0.5, -ac * t * 0.5, a * tb * (1 / 6.0))
     }
 
-    /// The shared tables, built on first use (2–3 ms in a release build), never on the audio thread.
+    /// The shared tables, built on first use (about 4 ms of CPU in a release build, on a thread of
+    /// their own: `buildInBackground`), never on the audio thread.
     public static let shared = BandLimitedTables()
 
     /// Starts building the shared tables on a thread of their own, so that a command that will play
