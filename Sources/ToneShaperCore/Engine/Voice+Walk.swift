@@ -141,8 +141,26 @@ extension Voice {
         var n = 0
         while n < count {
             if !perSample && (intoPeriod + n) & 7 == 0 {
-                // A steady voice, whole groups well inside the segment: two groups per step, so
-                // their dependent chains (phase, wave, mix) overlap. The same lanes as below.
+                // A steady voice, whole groups well inside the segment: four groups per step, then
+                // two, so their chains overlap and the loop's bookkeeping is paid once for 32
+                // samples (held saw 2.59 → 2.47 ns beside two per step). The same lanes as below.
+                while n + 32 <= count && at.k + 32 < at.boundary {
+                    let lane0 = SIMD8<Double>(repeating: Double(at.j)) + lanes, lane1 = lane0 + 8
+                    let lane2 = lane0 + 16, lane3 = lane0 + 24
+                    let phases0 = at.anchorPhase + lane0 * (at.c1 + lane0 * at.c2)
+                    let phases1 = at.anchorPhase + lane1 * (at.c1 + lane1 * at.c2)
+                    let phases2 = at.anchorPhase + lane2 * (at.c1 + lane2 * at.c2)
+                    let phases3 = at.anchorPhase + lane3 * (at.c1 + lane3 * at.c2)
+                    if S.groups { sink.choose(frequency: at.anchorFrequency + Double(at.j) * at.df) }
+                    sink.put(n, 8, phases: phases0, gains: steadyGain)
+                    if S.groups { sink.choose(frequency: at.anchorFrequency + Double(at.j + 8) * at.df) }
+                    sink.put(n + 8, 8, phases: phases1, gains: steadyGain)
+                    if S.groups { sink.choose(frequency: at.anchorFrequency + Double(at.j + 16) * at.df) }
+                    sink.put(n + 16, 8, phases: phases2, gains: steadyGain)
+                    if S.groups { sink.choose(frequency: at.anchorFrequency + Double(at.j + 24) * at.df) }
+                    sink.put(n + 24, 8, phases: phases3, gains: steadyGain)
+                    at.k &+= 32; at.j &+= 32; n &+= 32
+                }
                 while n + 16 <= count && at.k + 16 < at.boundary {
                     let lane0 = SIMD8<Double>(repeating: Double(at.j)) + lanes, lane1 = lane0 + 8
                     let phases0 = at.anchorPhase + lane0 * (at.c1 + lane0 * at.c2)
