@@ -49,7 +49,7 @@ extension Voice {
                 value = 0.5 - sum / Double.pi
             }
             let g = UnsafeRawPointer(gain + n).loadUnaligned(as: SIMD8<Float>.self)
-            mix(SIMD8<Float>(value) * g, into: bus, at: n, count: Swift.min(8, count &- n))
+            addLanes(SIMD8<Float>(value) * g, into: bus, at: n, count: Swift.min(8, count &- n))
             n &+= 8
         }
     }

@@ -17,7 +17,7 @@ protocol VoiceSink {
 }
 
 /// Adds eight values (or the first m) to the bus at frame n.
-@inline(__always) func mix(_ values: SIMD8<Float>, into bus: UnsafeMutablePointer<Float>, at n: Int, count m: Int) {
+@inline(__always) func addLanes(_ values: SIMD8<Float>, into bus: UnsafeMutablePointer<Float>, at n: Int, count m: Int) {
     if m == 8 {
         let raw = UnsafeMutableRawPointer(bus + n)
         raw.storeBytes(of: raw.loadUnaligned(as: SIMD8<Float>.self) + values, as: SIMD8<Float>.self)
@@ -52,7 +52,7 @@ struct SineSink: VoiceSink {
         while n < count {
             let y = UnsafeRawPointer(centred + n).loadUnaligned(as: SIMD8<Float>.self)
             let g = UnsafeRawPointer(gains + n).loadUnaligned(as: SIMD8<Float>.self)
-            ToneShaperCore.mix(fastSin2Pi(centred: y) * g, into: bus, at: n, count: Swift.min(8, count &- n))
+            addLanes(fastSin2Pi(centred: y) * g, into: bus, at: n, count: Swift.min(8, count &- n))
             n &+= 8
         }
     }
@@ -200,7 +200,7 @@ struct TableSink: VoiceSink {
             let lean = SIMD8<Float>(x[1], x[3], y[1], y[3], x[5], x[7], y[5], y[7])
             let w = UnsafeRawPointer(weights + n).loadUnaligned(as: SIMD8<Float>.self)
             let g = UnsafeRawPointer(gains + n).loadUnaligned(as: SIMD8<Float>.self)
-            ToneShaperCore.mix((rich + w * (lean - rich)) * g, into: bus, at: n, count: Swift.min(8, count &- n))
+            addLanes((rich + w * (lean - rich)) * g, into: bus, at: n, count: Swift.min(8, count &- n))
             n &+= 8
         }
     }
