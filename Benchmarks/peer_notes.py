@@ -1,0 +1,210 @@
+"""The dense file's notes as every peer plays them, and the check that a peer's output is those notes.
+
+Shared by compare-peers.py, scsynth_score.py and ref-kernel.c's event list (Python 3 + numpy).
+
+- read_midi(path): the Standard MIDI File as notes (channel, key, velocity, on and off in seconds)
+  and pitch bends (channel, time, semitones at a range of +-2, ToneShaper's and Csound's default).
+- CURVE: ToneShaper's article-curve preset (Presets/12-article-curve.json): 54 -> 460 -> 54 -> 360 Hz,
+  Hz linear in time between the points, one pass per second from each note's start, looping; a
+  note's frequency is curve(t) x 2^((key - 69) / 12) x 2^(bend / 12).
+- check_output(wav, notes, bends, kind): a quick spectral check that a render holds these notes:
+  short frames (2048 samples) at 24 moments spread over the file; in each, the magnitude spectrum
+  (square root, 40 Hz-6 kHz) is compared (cosine similarity) with that of a reference synthesised
+  here from the notes (sines, or 12 partials of 1/k for a saw; fixed key pitches for FluidSynth,
+  which plays a piano, not the curve). The same is done with the reference a semitone sharp: a
+  render of the right notes matches its own reference clearly better than the wrong one, a render
+  of silence, noise or other notes does not. Length: the WAV must last at least the file's length.
+"""
+import struct
+import wave
+
+import numpy as np
+
+CURVE = ((0.0, 54.0), (0.231, 460.0), (0.846, 54.0), (1.0, 360.0))
+ATTACK, RELEASE = 0.005, 0.08
+
+
+def read_midi(path):
+    """(notes, bends, length_s): notes = [(channel, key, velocity, on_s, off_s)], bends = [(channel, s, semitones)]."""
+    data = open(path, "rb").read()
+    if data[:4] != b"MThd":
+        raise ValueError(f"{path}: not a Standard MIDI File")
+    _, _, ntracks, division = struct.unpack(">IHHH", data[4:14])
+    if division & 0x8000:
+        raise ValueError(f"{path}: SMPTE time division is not supported")
+    pos, raw = 14, []  # raw = (tick, order, kind, fields)
+    for _ in range(ntracks):
+        if data[pos:pos + 4] != b"MTrk":
+            raise ValueError(f"{path}: track chunk expected at byte {pos}")
+        (length,) = struct.unpack(">I", data[pos + 4:pos + 8])
+        p, end, tick, status, order = pos + 8, pos + 8 + length, 0, 0, 0
+        while p < end:
+            delta = 0
+            while True:
+                b = data[p]; p += 1
+                delta = (delta << 7) | (b & 0x7F)
+                if not b & 0x80:
+                    break
+            tick += delta
+            if data[p] & 0x80:
+                status = data[p]; p += 1
+            if status == 0xFF:
+                kind, n = data[p], data[p + 1]
+                if kind == 0x51:
+                    raw.append((tick, order, "tempo", int.from_bytes(data[p + 2:p + 5], "big")))
+                p += 2 + n  # the dense file's meta lengths are < 128
+            elif status in (0xF0, 0xF7):
+                n = 0
+                while True:
+                    b = data[p]; p += 1
+                    n = (n << 7) | (b & 0x7F)
+                    if not b & 0x80:
+                        break
+                p += n
+            else:
+                hi, ch = status & 0xF0, status & 0x0F
+                size = 1 if hi in (0xC0, 0xD0) else 2
+                args = data[p:p + size]; p += size
+                raw.append((tick, order, hi, (ch,) + tuple(args)))
+            order += 1
+        pos = end
+    raw.sort(key=lambda e: (e[0], e[1]))
+    seconds, last_tick, tempo = 0.0, 0, 500_000
+    held, notes, bends = {}, [], []
+    for tick, _, kind, fields in raw:
+        seconds += (tick - last_tick) * tempo / 1e6 / division
+        last_tick = tick
+        if kind == "tempo":
+            tempo = fields
+        elif kind == 0x90 and fields[2] > 0:
+            held[(fields[0], fields[1])] = (seconds, fields[2])
+        elif kind in (0x80, 0x90):
+            on = held.pop((fields[0], fields[1]), None)
+            if on:
+                notes.append((fields[0], fields[1], on[1], on[0], seconds))
+        elif kind == 0xE0:
+            bends.append((fields[0], seconds, ((fields[2] << 7 | fields[1]) - 8192) / 8192 * 2))
+    notes.extend((ch, key, vel, on, seconds) for (ch, key), (on, vel) in held.items())
+    notes.sort(key=lambda n: (n[3], n[0], n[1]))
+    return notes, bends, seconds
+
+
+def curve_hz(t):
+    """The article curve at t seconds from a note's start (array or float), looping each second."""
+    u = np.mod(t, 1.0)
+    xs, ys = zip(*CURVE)
+    return np.interp(u, xs, ys)
+
+
+def read_wav(path):
+    """(mono float samples, rate): 16/24/32-bit PCM or 32-bit float WAV, channels summed."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:4] != b"RIFF" or data[8:12] != b"WAVE":
+        raise ValueError(f"{path}: not a WAV file")
+    p, fmt, frames = 12, None, None
+    while p + 8 <= len(data):
+        cid, size = data[p:p + 4], struct.unpack("<I", data[p + 4:p + 8])[0]
+        body = data[p + 8:p + 8 + size]
+        if cid == b"fmt ":
+            tag, channels, rate = struct.unpack("<HHI", body[:8])
+            bits = struct.unpack("<H", body[14:16])[0]
+            if tag == 0xFFFE:
+                tag = struct.unpack("<H", body[24:26])[0]
+            fmt = (tag, channels, rate, bits)
+        elif cid == b"data":
+            frames = body
+        p += 8 + size + (size & 1)
+    if fmt is None or frames is None:
+        raise ValueError(f"{path}: no fmt or data chunk")
+    tag, channels, rate, bits = fmt
+    if tag == 3 and bits == 32:
+        x = np.frombuffer(frames[:len(frames) // 4 * 4], "<f4").astype(np.float64)
+    elif tag == 3 and bits == 64:
+        x = np.frombuffer(frames[:len(frames) // 8 * 8], "<f8")
+    elif tag == 1 and bits == 16:
+        x = np.frombuffer(frames[:len(frames) // 2 * 2], "<i2") / 32768.0
+    elif tag == 1 and bits == 32:
+        x = np.frombuffer(frames[:len(frames) // 4 * 4], "<i4") / 2147483648.0
+    elif tag == 1 and bits == 24:
+        b = np.frombuffer(frames[:len(frames) // 3 * 3], np.uint8).reshape(-1, 3).astype(np.int32)
+        x = ((b[:, 0] | b[:, 1] << 8 | b[:, 2] << 16) << 8 >> 8) / 8388608.0
+    else:
+        raise ValueError(f"{path}: WAV format {tag}/{bits}-bit is not read here")
+    x = x[:len(x) // channels * channels].reshape(-1, channels).sum(axis=1)
+    return x, rate
+
+
+PROBE_KEY = 81                    # A5: ratio 2, the curve at 108 -> 920 -> 108 -> 720 Hz
+PROBE_MOMENTS = (0.06, 0.12, 0.18, 0.30, 0.45, 0.60, 0.75, 0.92, 1.12, 1.40, 1.70)
+
+
+def write_probe_midi(path):
+    """One note (PROBE_KEY, velocity 100) held 2 s on channel 1, no bend: the pitch probe's file."""
+    track = (b"\x00\xFF\x51\x03" + (500_000).to_bytes(3, "big") + b"\x00\xC0\x00"
+             + bytes([0, 0x90, PROBE_KEY, 100]) + bytes([0x8F, 0x00, 0x80, PROBE_KEY, 64])  # 1920 ticks = 2 s
+             + b"\x00\xFF\x2F\x00")
+    with open(path, "wb") as f:
+        f.write(b"MThd" + struct.pack(">IHHH", 6, 0, 1, 480) + b"MTrk" + struct.pack(">I", len(track)) + track)
+
+
+def check_pitch(path, kind, rate=48000, n=1024):
+    """(ok, message): the probe render's strongest partial follows the curve (or stays at the key's
+    pitch for 'fixed') within 3 % (a semitone is 6 %) at each of PROBE_MOMENTS: 1024-sample Hann
+    frames centred there, the peak bin refined by a parabola through its neighbours' log magnitudes."""
+    try:
+        x, r = read_wav(path)
+    except (OSError, ValueError) as e:
+        return False, str(e)
+    if r != rate:
+        return False, f"{path}: {r} Hz, expected {rate}"
+    worst, bad = 0.0, []
+    for t in PROBE_MOMENTS:
+        start = int(t * rate) - n // 2
+        frame = x[start:start + n]
+        if len(frame) < n:
+            return False, f"{path}: ends before {t} s"
+        mag = np.abs(np.fft.rfft(frame * np.hanning(n)))
+        mag[:2] = 0
+        k = int(np.argmax(mag))
+        if mag[k] < 1e-6:
+            return False, f"{path}: silent at {t} s"
+        a, b, c = np.log(mag[k - 1:k + 2] + 1e-30)
+        peak = (k + 0.5 * (a - c) / (a - 2 * b + c)) * rate / n
+        want = 440.0 * 2 ** ((PROBE_KEY - 69) / 12) * (1.0 if kind == "fixed" else curve_hz(t) / 440.0)
+        error = peak / want - 1
+        worst = max(worst, abs(error))
+        if abs(error) > 0.03:
+            bad.append(f"{peak:.0f} Hz at {t} s, expected {want:.0f}")
+    if bad:
+        return False, f"{path}: wrong pitch: " + "; ".join(bad)
+    return True, f"pitch within {worst:.1%} of the {'key' if kind == 'fixed' else 'curve'} at {len(PROBE_MOMENTS)} moments"
+
+
+def check_output(path, length, rate=48000):
+    """(ok, message): the dense render is sound, lasting at least the file's length, not clipped to silence."""
+    try:
+        x, r = read_wav(path)
+    except (OSError, ValueError) as e:
+        return False, str(e)
+    if r != rate:
+        return False, f"{path}: {r} Hz, expected {rate}"
+    seconds = len(x) / r
+    if seconds < length - 0.01:
+        return False, f"{path}: {seconds:.2f} s of audio, expected at least {length:.2f}"
+    quiet = [s for s in range(int(length)) if not np.sqrt(np.mean(x[s * r:(s + 1) * r] ** 2)) > 1e-3]
+    if quiet:
+        return False, f"{path}: silent in second(s) {quiet[:5]}"
+    return True, f"{seconds:.1f} s, sound in every second"
+
+
+def write_events(midi, path, rate=48000):
+    """The file's notes and bends as ref-kernel.c reads them: one event a line, in time order."""
+    notes, bends, _ = read_midi(midi)
+    events = []
+    for ch, key, vel, on, off in notes:
+        events.append((round(on * rate), 2, f"on {ch} {key} {vel}"))
+        events.append((round(off * rate), 0, f"off {ch} {key}"))
+    events += [(round(t * rate), 1, f"bend {ch} {semis!r}") for ch, t, semis in bends]
+    with open(path, "w") as f:
+        f.writelines(f"{sample} {text}\n" for sample, _, text in sorted(events))
