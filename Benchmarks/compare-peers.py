@@ -20,8 +20,8 @@ sounding, 30 s) to a 48 kHz WAV file:
                       scsynth_score.py: SynthDefs written here in Python, the curve from a buffer read by
                       BufRd.ar EVERY SAMPLE (per-sample frequency, as ToneShaper's); "Saw, curve per
                       block" reads it with BufRd.kr, once per 64-sample block
-  C kernel            ref-kernel.c, built here by clang -O3 and by gcc -O3 (plain, -ffast-math, and
-                      -fno-tree-vectorize), -march=native: the same notes and curve, mip-mapped saw
+  C kernel            ref-kernel.c, built here by clang -O3 (plain and -ffast-math) and by gcc -O3
+                      (plain, -ffast-math, and -fno-tree-vectorize), -march=native: the same notes and curve, mip-mapped saw
                       tables with linear interpolation, per-sample frequency: the limit
   fluidsynth          `fluidsynth -F` with a General MIDI soundfont (sample playback; reverb and
                       chorus off)
@@ -121,6 +121,7 @@ def cpu_seconds(argv):
 
 KERNEL_BUILDS = [  # (name, compiler, flags)
     ("C kernel, clang -O3", "clang", ["-O3", "-march=native"]),
+    ("C kernel, clang -O3 -ffast-math", "clang", ["-O3", "-march=native", "-ffast-math"]),
     ("C kernel, gcc -O3", "gcc", ["-O3", "-march=native"]),
     ("C kernel, gcc -O3 -ffast-math", "gcc", ["-O3", "-march=native", "-ffast-math"]),
     ("C kernel, gcc -O3 no vectorising", "gcc", ["-O3", "-march=native", "-fno-tree-vectorize"]),

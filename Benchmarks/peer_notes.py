@@ -7,16 +7,17 @@ Shared by compare-peers.py, scsynth_score.py and ref-kernel.c's event list (Pyth
 - CURVE: ToneShaper's article-curve preset (Presets/12-article-curve.json): 54 -> 460 -> 54 -> 360 Hz,
   Hz linear in time between the points, one pass per second from each note's start, looping; a
   note's frequency is curve(t) x 2^((key - 69) / 12) x 2^(bend / 12).
-- check_output(wav, notes, bends, kind): a quick spectral check that a render holds these notes:
-  short frames (2048 samples) at 24 moments spread over the file; in each, the magnitude spectrum
-  (square root, 40 Hz-6 kHz) is compared (cosine similarity) with that of a reference synthesised
-  here from the notes (sines, or 12 partials of 1/k for a saw; fixed key pitches for FluidSynth,
-  which plays a piano, not the curve). The same is done with the reference a semitone sharp: a
-  render of the right notes matches its own reference clearly better than the wrong one, a render
-  of silence, noise or other notes does not. Length: the WAV must last at least the file's length.
+- check_pitch(wav, kind): the pitch probe. Every program first renders a one-note file
+  (write_probe_midi: A5, held 2 s, no bend); its strongest partial must follow the curve (FluidSynth,
+  which plays a piano and not the curve: stay at the key) within 3 % at 11 moments through all three
+  segments and into the second pass. A semitone off (6 %), an octave off, a curve run at the wrong
+  speed or not at all, or silence fails. (A check on the dense render itself, tried first, could not
+  tell the right notes from notes a semitone off: 64 gliding voices fill the spectrum.)
+- check_output(wav, length): every dense render, every round: a WAV at 48 kHz lasting at least the
+  file's length, with sound (RMS > -60 dBFS) in every second of it.
+- write_events(midi, path): the notes and bends as ref-kernel.c's event list.
 """
 import struct
-import wave
 
 import numpy as np
 

@@ -187,7 +187,7 @@ int main(int argc, char **argv) {
             if (e->kind == 0) {
                 for (int i = 0; i < POOL; i++) if (!voices[i].active) {
                     voices[i] = (Voice){1, e->channel, e->key, 0, 0, 0, pow(2, (e->key - 69) / 12.0),
-                                        (float)(e->value / 127 * 0.35), 0, 0};
+                                        (float)(e->value / 127 * 0.05), 0, 0};  /* as Csound's and scsynth's */
                     break;
                 }
             } else if (e->kind == 1) {
