@@ -30,7 +30,9 @@ The score: /d_recv of the defs, /b_alloc + /b_setn of the curve at time 0, then 
 start and /n_set gate 0 at its end, the bends as /n_set, and a last bundle 2 s after the file's end.
 
 Usage: scsynth_score.py MIDI SCORE.osc [saw|sine|saw-kr]
-then:  scsynth -N SCORE.osc _ OUT.wav 48000 WAV float -o 2 -z 64
+then:  scsynth -N SCORE.osc _ OUT.wav 48000 WAV float -o 2 -z 64 -D 0
+(-D 0: load no SynthDefs from disk; the score carries its own. Checked with scsynth 3.13 (Debian 12):
+it loads these defs and plays the curve; compare-peers.py's pitch probe checks it on every run.)
 """
 import struct
 import sys
