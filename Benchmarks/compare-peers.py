@@ -30,7 +30,9 @@ Before any time counts, every program renders a one-note probe file (peer_notes.
 its pitch must follow the curve (FluidSynth: the key) within 3 % at 11 moments; and every dense
 render, every round, must last the file's length with sound in every second (peer_notes.py). A
 program that fails is left out of the table, with the reason printed (ToneShaper failing stops
-the run).
+the run). The checks themselves are tried first on signals made for the purpose (peer_notes.self_test:
+the curve passes; a semitone sharp, an octave low, half speed, no curve, silence, a short or
+partly silent file fail), and the run stops if they do not discriminate.
 
 Times are user + system CPU seconds of the whole process (start-up, MIDI reading, WAV writing
 included), measured with wait4(). Each round runs every program once, in turn; the report gives the
@@ -197,6 +199,9 @@ def main():
         sys.exit("compare-peers: clang is not installed (or pass --skip clang)")
     work = tempfile.mkdtemp(prefix="toneshaper-peers-")
     try:
+        problems = peer_notes.self_test(work)  # the checks below must be able to fail
+        if problems:
+            sys.exit("compare-peers: the output checks do not discriminate:\n" + "\n".join(problems))
         midi = os.path.join(work, "dense.mid")
         subprocess.run([sys.executable, os.path.join(HERE, "make-dense.py"), midi, str(args.seconds)], check=True)
         _, _, length = peer_notes.read_midi(midi)

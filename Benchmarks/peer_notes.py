@@ -17,6 +17,7 @@ Shared by compare-peers.py, scsynth_score.py and ref-kernel.c's event list (Pyth
   file's length, with sound (RMS > -60 dBFS) in every second of it.
 - write_events(midi, path): the notes and bends as ref-kernel.c's event list.
 """
+import os
 import struct
 
 import numpy as np
@@ -209,3 +210,57 @@ def write_events(midi, path, rate=48000):
     events += [(round(t * rate), 1, f"bend {ch} {semis!r}") for ch, t, semis in bends]
     with open(path, "w") as f:
         f.writelines(f"{sample} {text}\n" for sample, _, text in sorted(events))
+
+
+def write_wav(path, x, rate=48000):
+    """Mono 32-bit float WAV (the self-test's signals)."""
+    data = np.asarray(x, "<f4").tobytes()
+    with open(path, "wb") as f:
+        f.write(b"RIFF" + struct.pack("<I", 36 + len(data)) + b"WAVEfmt " + struct.pack("<IHHIIHH", 16, 3, 1, rate, rate * 4, 4, 32)
+                + b"data" + struct.pack("<I", len(data)) + data)
+
+
+def self_test(directory):
+    """The checks must pass the right notes and fail wrong ones: signals made here, each through its check.
+    Returns a list of failures (empty: the checks discriminate)."""
+    rate, seconds = 48000, 2.5
+    t = np.arange(int(seconds * rate)) / rate
+    ratio = 2.0 ** ((PROBE_KEY - 69) / 12)
+    sine_on = lambda f: np.sin(2 * np.pi * np.cumsum(f) / rate) * 0.3
+    saw_on = lambda f: sum(sine_on(k * f) / k for k in range(1, 8) if k * 920 * ratio < rate / 2)
+    cases = [  # (name, signal, kind, should pass)
+        ("sine on the curve", sine_on(curve_hz(t) * ratio), "sine", True),
+        ("saw on the curve", saw_on(curve_hz(t) * ratio), "saw", True),
+        ("sine a semitone sharp", sine_on(curve_hz(t) * ratio * 2 ** (1 / 12)), "sine", False),
+        ("saw an octave low", saw_on(curve_hz(t) * ratio / 2), "saw", False),
+        ("curve at half speed", sine_on(curve_hz(t / 2) * ratio), "sine", False),
+        ("the key without the curve", sine_on(np.full_like(t, 440 * ratio)), "sine", False),
+        ("the key, for FluidSynth", sine_on(np.full_like(t, 440 * ratio)), "fixed", True),
+        ("the curve, for FluidSynth", sine_on(curve_hz(t) * ratio), "fixed", False),
+        ("silence", np.zeros_like(t), "sine", False),
+    ]
+    failures = []
+    for name, x, kind, should in cases:
+        path = os.path.join(directory, "self-test.wav")
+        write_wav(path, x, rate)
+        ok, why = check_pitch(path, kind)
+        if ok != should:
+            failures.append(f"pitch check on {name}: {'passed' if ok else 'failed'} ({why})")
+    long = sine_on(np.full(int(3 * rate), 440.0))
+    for name, x, should in (("3 s of sound", long, True), ("2.5 s of sound", long[:int(2.5 * rate)], False),
+                            ("a silent second", np.concatenate([long[:rate], np.zeros(rate), long[:rate]]), False)):
+        path = os.path.join(directory, "self-test.wav")
+        write_wav(path, x, rate)
+        ok, why = check_output(path, 3.0)
+        if ok != should:
+            failures.append(f"output check on {name}: {'passed' if ok else 'failed'} ({why})")
+    return failures
+
+
+if __name__ == "__main__":
+    import sys
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        problems = self_test(d)
+    print("\n".join(problems) or "peer_notes: the checks pass the right notes and fail the wrong ones")
+    sys.exit(1 if problems else 0)
