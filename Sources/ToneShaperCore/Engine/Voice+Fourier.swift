@@ -4,53 +4,87 @@ extension Voice {
     ///
     /// Eight samples side by side in SIMD lanes: each term is one step of a dependent chain (a
     /// multiply and a subtract), which one sample at a time left the core waiting on every term;
-    /// eight lanes take the same wait once; the seeds come from `sinCos2Pi`, eight at a time, instead
-    /// of libm's sine and cosine per sample, and each term's weight is one scalar division per eight
-    /// samples, off the chain, instead of eight vector ones on it. Past `count`, to the next multiple
-    /// of 8, lanes read the scratch's earlier (finite) values and are dropped.
+    /// eight lanes take the same wait once, and two groups of eight side by side fill it; the seeds
+    /// come from `sinCos2Pi`, eight at a time, instead of libm's sine and cosine per sample, and each
+    /// term's weight is read from a table (`VoiceScratch.fourierWeights`), off the chain. Past
+    /// `count`, to the next multiple of 8, lanes read the scratch's earlier (finite) values and are dropped.
     static func mixFourier(_ wave: WaveType, terms: Int, count: Int, phase: UnsafeMutablePointer<Double>,
-                           gain: UnsafeMutablePointer<Float>, into bus: UnsafeMutablePointer<Float>) {
+                           gain: UnsafeMutablePointer<Float>, weights: UnsafeMutablePointer<Double>,
+                           into bus: UnsafeMutablePointer<Float>) {
         var n = 0
         while n < count {
-            // Seeded in Double to within a few ulps: the recurrence carries any seed error into every term.
-            let (s1, c1) = sinCos2Pi(UnsafeRawPointer(phase + n).loadUnaligned(as: SIMD8<Double>.self))
-            let twoC = 2 * c1
-            var sPrev = SIMD8<Double>(repeating: 0), s = s1  // sin(0θ), sin(1θ)
-            var sum = SIMD8<Double>(repeating: 0)
-            let value: SIMD8<Double>
-            switch wave {
-            case .squareFourier:
-                // odd k = 1, 3, …, 2·terms − 1, weight 1/k
-                var k = 1
-                while k <= 2 * terms - 1 {
-                    if k & 1 == 1 { sum += s * (1 / Double(k)) }
-                    let sNext = twoC * s - sPrev
-                    sPrev = s; s = sNext; k += 1
-                }
-                value = (4 / Double.pi) * sum
-            case .triangleFourier:
-                var k = 1
-                while k <= terms {
-                    if k & 1 == 1 {
-                        let sign: Double = ((k - 1) / 2) & 1 == 0 ? 1 : -1
-                        sum += s * (sign / Double(k * k))
-                    }
-                    let sNext = twoC * s - sPrev
-                    sPrev = s; s = sNext; k += 1
-                }
-                value = (8 / (Double.pi * Double.pi)) * sum
-            default:
-                var k = 1
-                while k <= terms {
-                    sum += s * (1 / Double(k))
-                    let sNext = twoC * s - sPrev
-                    sPrev = s; s = sNext; k += 1
-                }
-                value = 0.5 - sum / Double.pi
+            // Two groups side by side where the block has them: each term's step waits on the last
+            // (a multiply, then a subtract), and a second, independent chain fills that wait. A last
+            // group alone goes through the same code with itself as the second.
+            let pair = n &+ 8 < count
+            let a = UnsafeRawPointer(phase + n).loadUnaligned(as: SIMD8<Double>.self)
+            let b = pair ? UnsafeRawPointer(phase + (n &+ 8)).loadUnaligned(as: SIMD8<Double>.self) : a
+            let (va, vb) = partialSums(wave, terms: terms, weights: weights, a, b)
+            let ga = UnsafeRawPointer(gain + n).loadUnaligned(as: SIMD8<Float>.self)
+            addLanes(floats(va) * ga, into: bus, at: n, count: Swift.min(8, count &- n))
+            if pair {
+                let gb = UnsafeRawPointer(gain + (n &+ 8)).loadUnaligned(as: SIMD8<Float>.self)
+                addLanes(floats(vb) * gb, into: bus, at: n &+ 8, count: Swift.min(8, count &- n &- 8))
             }
-            let g = UnsafeRawPointer(gain + n).loadUnaligned(as: SIMD8<Float>.self)
-            addLanes(SIMD8<Float>(value) * g, into: bus, at: n, count: Swift.min(8, count &- n))
-            n &+= 8
+            n &+= pair ? 16 : 8
+        }
+    }
+
+    /// Eight Doubles to Floats, a half at a time (the eight-lane conversion was a call, not inlined, here).
+    @inline(__always) static func floats(_ v: SIMD8<Double>) -> SIMD8<Float> {
+        SIMD8<Float>(lowHalf: SIMD4<Float>(v.lowHalf), highHalf: SIMD4<Float>(v.highHalf))
+    }
+
+    /// The partial sums at two groups of eight phases, each lane with the same operations in the
+    /// same order as one group alone.
+    @inline(__always) static func partialSums(_ wave: WaveType, terms: Int, weights: UnsafeMutablePointer<Double>, _ pa: SIMD8<Double>, _ pb: SIMD8<Double>)
+        -> (SIMD8<Double>, SIMD8<Double>) {
+        // Seeded in Double to within a few ulps: the recurrence carries any seed error into every term.
+        let (sa1, ca1) = sinCos2Pi(pa), (sb1, cb1) = sinCos2Pi(pb)
+        let twoCa = 2 * ca1, twoCb = 2 * cb1
+        var aPrev = SIMD8<Double>(repeating: 0), sa = sa1  // sin(0θ), sin(1θ)
+        var bPrev = SIMD8<Double>(repeating: 0), sb = sb1
+        var sumA = SIMD8<Double>(repeating: 0), sumB = SIMD8<Double>(repeating: 0)
+        @inline(__always) func step() {
+            let aNext = twoCa * sa - aPrev, bNext = twoCb * sb - bPrev
+            aPrev = sa; sa = aNext; bPrev = sb; sb = bNext
+        }
+        // 1/k and 1/k² from the table (the same values the divisions gave), divided past its end.
+        let limit = VoiceScratch.fourierTermLimit
+        @inline(__always) func reciprocal(_ k: Int) -> Double { k < limit ? weights[k] : 1 / Double(k) }
+        @inline(__always) func reciprocalSquare(_ k: Int) -> Double { k < limit ? weights[limit &+ k] : 1 / Double(k * k) }
+        switch wave {
+        case .squareFourier:
+            // odd k = 1, 3, …, 2·terms − 1, weight 1/k
+            var k = 1
+            while k <= 2 * terms - 1 {
+                if k & 1 == 1 {
+                    let w = reciprocal(k)
+                    sumA += sa * w; sumB += sb * w
+                }
+                step(); k += 1
+            }
+            return ((4 / Double.pi) * sumA, (4 / Double.pi) * sumB)
+        case .triangleFourier:
+            var k = 1
+            while k <= terms {
+                if k & 1 == 1 {
+                    let sign: Double = ((k - 1) / 2) & 1 == 0 ? 1 : -1
+                    let w = sign * reciprocalSquare(k)
+                    sumA += sa * w; sumB += sb * w
+                }
+                step(); k += 1
+            }
+            let scale = 8 / (Double.pi * Double.pi)
+            return (scale * sumA, scale * sumB)
+        default:
+            var k = 1
+            while k <= terms {
+                let w = reciprocal(k)
+                sumA += sa * w; sumB += sb * w
+                step(); k += 1
+            }
+            return (0.5 - sumA / Double.pi, 0.5 - sumB / Double.pi)
         }
     }
 }

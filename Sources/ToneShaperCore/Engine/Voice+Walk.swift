@@ -82,7 +82,7 @@ extension Voice {
         case .sawtooth:
             for n in 0..<count { bus[n] += ph[n] * ga[n] }
         case .squareFourier, .triangleFourier, .sawtoothFourier:
-            Voice.mixFourier(wave, terms: terms, count: count, phase: pd, gain: ga, into: bus)
+            Voice.mixFourier(wave, terms: terms, count: count, phase: pd, gain: ga, weights: scratch.fourierWeights, into: bus)
         case .noise:
             var x = noise
             for n in 0..<count {

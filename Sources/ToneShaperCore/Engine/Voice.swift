@@ -129,6 +129,11 @@ struct VoiceScratch {
     /// The band-limited tables' row offsets (bytes) and level weights, from the walk to `TableSink.mix`.
     let rows: UnsafeMutablePointer<UInt64>
     let weight: UnsafeMutablePointer<Float>
+    /// The Fourier series' term weights: 1/k at k, 1/k² at `fourierTermLimit` + k, for k up to the
+    /// square's highest term (2·512 − 1). Read per term instead of divided: a division on every
+    /// term was the longest wait in the series once its seeds came eight at a time.
+    let fourierWeights: UnsafeMutablePointer<Double>
+    static let fourierTermLimit = 2 * Shape.maximumFourierTerms
     init(capacity: Int) {
         let padded = capacity + 8
         phase = .allocate(capacity: padded); phase.initialize(repeating: 0, count: padded)
@@ -137,7 +142,14 @@ struct VoiceScratch {
         // Offset 0 is a row of every wave's first table: whatever a pass reads past the block stays inside.
         rows = .allocate(capacity: padded); rows.initialize(repeating: 0, count: padded)
         weight = .allocate(capacity: padded); weight.initialize(repeating: 0, count: padded)
+        let limit = Self.fourierTermLimit
+        fourierWeights = .allocate(capacity: 2 * limit)
+        fourierWeights.initialize(repeating: 0, count: 2 * limit)
+        for k in 1..<limit { fourierWeights[k] = 1 / Double(k); fourierWeights[limit + k] = 1 / Double(k * k) }
     }
-    func deallocate() { phase.deallocate(); precisePhase.deallocate(); gain.deallocate(); rows.deallocate(); weight.deallocate() }
+    func deallocate() {
+        phase.deallocate(); precisePhase.deallocate(); gain.deallocate(); rows.deallocate(); weight.deallocate()
+        fourierWeights.deallocate()
+    }
 }
 
