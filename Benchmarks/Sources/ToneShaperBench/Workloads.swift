@@ -48,25 +48,38 @@ struct HeldResult {
 
 /// `voices` held notes of one wave rendered through Engine.render(frames:events:into:) in
 /// 256-frame calls; each timed run renders `seconds` more seconds of the same held chord.
+///
+/// Beyond 1024 voices the notes are spread over engines of 1024 voices each (16 channels hold at
+/// most 2048 distinct keys, and a key held twice on a channel retriggers its voice), rendered one
+/// after another each block, their warm-ups staggered so no two read the tables in step: every
+/// voice's state and every table read is the engines' own, as one larger pool's would be.
 func benchHeld(wave program: Int, voices: Int, seconds: Double, runs: Int, block: Int = 256) -> HeldResult {
     let rate = 48_000.0
-    var config = EngineConfiguration(sampleRate: rate, voices: voices)
+    let engineCount = (voices + 1023) / 1024
+    precondition(voices % engineCount == 0, "\(voices) voices do not split evenly into engines of 1024")
+    let perEngine = voices / engineCount
+    var config = EngineConfiguration(sampleRate: rate, voices: perEngine)
     config.maxBlock = block
     config.masterGain = 0.02  // 256 voices summed would clip; clipping is counted either way
     config.channelPresets = Array(repeating: program, count: 16)
-    let engine = Engine(library: BenchShapes.library, configuration: config)
+    let engines = (0..<engineCount).map { _ in Engine(library: BenchShapes.library, configuration: config) }
     let out = UnsafeMutablePointer<Float>.allocate(capacity: 2 * block)
     defer { out.deallocate() }
-    var events: [EngineEvent] = (0..<voices).map {
-        let (c, n) = heldNote($0, of: voices)
+    var events: [EngineEvent] = (0..<perEngine).map {
+        let (c, n) = heldNote($0, of: perEngine)
         return EngineEvent(offset: 0, .noteOn(channel: c, note: n, velocity: 100))
     }
-    // Warm-up (untimed): start the notes and get past their 5 ms attack.
-    events.withUnsafeBufferPointer { engine.render(frames: block, events: $0, into: out) }
     let none = UnsafeBufferPointer<EngineEvent>(start: nil, count: 0)
-    for _ in 0..<Int(0.1 * rate) / block { engine.render(frames: block, events: none, into: out) }
-    let active = engine.activeVoiceCount
-    precondition(active == voices, "expected \(voices) sounding voices, got \(active)")
+    for (e, engine) in engines.enumerated() {
+        // Warm-up (untimed): start the notes and get past their 5 ms attack; each engine 37 blocks
+        // and 13 frames after the last, so their phases and curve positions differ.
+        events.withUnsafeBufferPointer { engine.render(frames: block, events: $0, into: out) }
+        for _ in 0..<(37 * e) { engine.render(frames: block, events: none, into: out) }
+        if e > 0 { engine.render(frames: 13 * e % block, events: none, into: out) }
+        for _ in 0..<Int(0.1 * rate) / block { engine.render(frames: block, events: none, into: out) }
+        let active = engine.activeVoiceCount
+        precondition(active == perEngine, "expected \(perEngine) sounding voices, got \(active)")
+    }
     events.removeAll()
 
     let blocks = Int(seconds * rate) / block
@@ -75,14 +88,16 @@ func benchHeld(wave program: Int, voices: Int, seconds: Double, runs: Int, block
     let timing = medianOf(runs) {
         bench_alloc_start()
         for _ in 0..<blocks {
-            engine.render(frames: block, events: none, into: out)
-            checksum += out[0]
+            for engine in engines {
+                engine.render(frames: block, events: none, into: out)
+                checksum += out[0]
+            }
         }
         allocations = max(allocations, bench_alloc_stop())
     }
     blackHole(checksum)
     return HeldResult(voices: voices, frames: blocks * block, median: timing.median, all: timing.all,
-                      allocations: allocations, active: engine.activeVoiceCount)
+                      allocations: allocations, active: engines.reduce(0) { $0 + $1.activeVoiceCount })
 }
 
 struct DenseResult {

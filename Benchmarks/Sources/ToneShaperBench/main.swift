@@ -7,7 +7,7 @@ import ToneShaperCore
 import CCrossCore
 
 // toneshaper-bench [--runs N] [--seconds S] [--dense-seconds S] [--quick] [--only a,b,c,d]
-//                  [--waves sine,saw,fourier] [--voices 64,256,1024]
+//                  [--waves sine,saw,fourier] [--voices 64,256,1024,4096]
 // toneshaper-bench --cross-core   (only the core-to-core round trip between CPUs 0 and 1: CCrossCore)
 //   a: held sine / band-limited saw / Fourier saw voices through Engine.render
 //   b: dense performance (OfflineRenderer)   c: C reference vs Swift   d: aliasing floor of the band-limited waves
@@ -15,7 +15,7 @@ import CCrossCore
 var runs = 5, seconds = 10.0, denseSeconds = 30.0
 var only: Set<String> = ["a", "b", "c", "d"]
 var waveFilter: Set<String> = ["sine", "saw", "fourier"]
-var voiceCounts = [64, 256, 1024]
+var voiceCounts = [64, 256, 1024, 4096]
 var args = CommandLine.arguments.dropFirst()
 while let a = args.popFirst() {
     switch a {
@@ -31,7 +31,7 @@ while let a = args.popFirst() {
         print(trip < 0 ? "cross-core round trip: cannot pin threads to CPUs 0 and 1" : "cross-core round trip \(Int(trip.rounded())) ns")
         exit(0)
     case "-h", "--help":
-        print("usage: toneshaper-bench [--runs N] [--seconds S] [--dense-seconds S] [--quick] [--only a,b,c,d] [--waves sine,saw,fourier] [--voices 64,256,1024] | --cross-core")
+        print("usage: toneshaper-bench [--runs N] [--seconds S] [--dense-seconds S] [--quick] [--only a,b,c,d] [--waves sine,saw,fourier] [--voices 64,256,1024,4096] | --cross-core")
         exit(0)
     default:
         print("toneshaper-bench: unknown argument \(a)"); exit(2)
