@@ -42,12 +42,14 @@ extension Voice {
         // Seeded in Double to within a few ulps: the recurrence carries any seed error into every term.
         let (sa1, ca1) = sinCos2Pi(pa), (sb1, cb1) = sinCos2Pi(pb)
         let twoCa = 2 * ca1, twoCb = 2 * cb1
-        var aPrev = SIMD8<Double>(repeating: 0), sa = sa1  // sin(0θ), sin(1θ)
-        var bPrev = SIMD8<Double>(repeating: 0), sb = sb1
+        // Two terms per step, each new sine written over the one two terms back (x ← 2c·y − x, then
+        // y ← 2c·x − y): no register shuffled between terms, so the chains stay in registers.
+        var xa = SIMD8<Double>(repeating: 0), ya = sa1  // sin((k−1)θ), sin(kθ), k = 1
+        var xb = SIMD8<Double>(repeating: 0), yb = sb1
         var sumA = SIMD8<Double>(repeating: 0), sumB = SIMD8<Double>(repeating: 0)
-        @inline(__always) func step() {
-            let aNext = twoCa * sa - aPrev, bNext = twoCb * sb - bPrev
-            aPrev = sa; sa = aNext; bPrev = sb; sb = bNext
+        @inline(__always) func twoSteps() {
+            xa = twoCa * ya - xa; xb = twoCb * yb - xb
+            ya = twoCa * xa - ya; yb = twoCb * xb - yb
         }
         // 1/k and 1/k² from the table (the same values the divisions gave), divided past its end.
         let limit = VoiceScratch.fourierTermLimit
@@ -58,31 +60,35 @@ extension Voice {
             // odd k = 1, 3, …, 2·terms − 1, weight 1/k
             var k = 1
             while k <= 2 * terms - 1 {
-                if k & 1 == 1 {
-                    let w = reciprocal(k)
-                    sumA += sa * w; sumB += sb * w
-                }
-                step(); k += 1
+                let w = reciprocal(k)
+                sumA += ya * w; sumB += yb * w
+                twoSteps(); k += 2
             }
             return ((4 / Double.pi) * sumA, (4 / Double.pi) * sumB)
         case .triangleFourier:
+            // odd k = 1, 3, … ≤ terms, weight ±1/k²
             var k = 1
             while k <= terms {
-                if k & 1 == 1 {
-                    let sign: Double = ((k - 1) / 2) & 1 == 0 ? 1 : -1
-                    let w = sign * reciprocalSquare(k)
-                    sumA += sa * w; sumB += sb * w
-                }
-                step(); k += 1
+                let sign: Double = ((k - 1) / 2) & 1 == 0 ? 1 : -1
+                let w = sign * reciprocalSquare(k)
+                sumA += ya * w; sumB += yb * w
+                twoSteps(); k += 2
             }
             let scale = 8 / (Double.pi * Double.pi)
             return (scale * sumA, scale * sumB)
         default:
             var k = 1
-            while k <= terms {
+            while k < terms {
+                let w0 = reciprocal(k), w1 = reciprocal(k + 1)
+                sumA += ya * w0; sumB += yb * w0
+                xa = twoCa * ya - xa; xb = twoCb * yb - xb
+                sumA += xa * w1; sumB += xb * w1
+                ya = twoCa * xa - ya; yb = twoCb * xb - yb
+                k += 2
+            }
+            if k == terms {
                 let w = reciprocal(k)
-                sumA += sa * w; sumB += sb * w
-                step(); k += 1
+                sumA += ya * w; sumB += yb * w
             }
             return (0.5 - sumA / Double.pi, 0.5 - sumB / Double.pi)
         }
