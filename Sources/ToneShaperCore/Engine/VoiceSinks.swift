@@ -35,9 +35,11 @@ struct SineSink: VoiceSink {
     static var groups: Bool { false }
     @inline(__always) mutating func choose(frequency: Double) {}
     @inline(__always) mutating func put(_ n: Int, _ m: Int, phases: SIMD8<Double>, gains g: SIMD8<Float>) {
-        // sin 2πφ needs φ only up to a whole number: the nearest one is the cheapest to take away
-        // (one vroundpd per four lanes; the same value as adding and subtracting 1.5·2⁵²).
-        let y = SIMD8<Float>(phases - phases.rounded(.toNearestOrEven))
+        // sin 2πφ needs φ only up to a whole number: the nearest one is the cheapest to take away.
+        // Adding and subtracting 1.5·2⁵², not `rounded()`: the plugins build Core for any x86-64,
+        // where SSE2 has no rounding instruction and `rounded()` becomes a libm call per lane.
+        let magic = roundingMagic
+        let y = SIMD8<Float>(phases - ((phases + magic) - magic))
         if m == 8 {
             UnsafeMutableRawPointer(centred + n).storeBytes(of: y, as: SIMD8<Float>.self)
             UnsafeMutableRawPointer(gains + n).storeBytes(of: g, as: SIMD8<Float>.self)
