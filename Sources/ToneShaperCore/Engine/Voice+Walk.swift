@@ -133,6 +133,7 @@ extension Voice {
         var g = gain, smoothed = smoothedEnvelope
         var left = rampLeft
         let gainStep = self.gainStep, gainTarget = self.gainTarget
+        let rampFrom = self.rampFrom, rampLength = self.rampLength
         let decay = envelopeDecay, smoothing = envelopeSmoothing
         let steadyGain = SIMD8<Float>(repeating: Float(g))
         let perSample = G.ramps || E.smooths || E.usesRunningValue
@@ -190,6 +191,17 @@ extension Voice {
             if !perSample && shared {
                 at.k &+= m; at.j &+= m
                 if at.k >= at.boundary { at.crossBoundary(E.self, period: period, ratio: ratio, decay: decay) }
+            } else if G.ramps && !E.smooths && !E.usesRunningValue && shared {
+                // An attack or release with nothing else moving: the group's gains in lanes, each
+                // rampFrom + n·step from the ramp's start (the target from its end on), as the
+                // sample-by-sample branch below computes them one at a time.
+                let done = SIMD8<Double>(repeating: Double(rampLength &- left)) + lanes
+                let ramped = (rampFrom + done * gainStep).replacing(with: gainTarget, where: lanes .>= Double(left))
+                gains = SIMD8<Float>(ramped * smoothed)
+                left = Swift.max(0, left &- m)
+                g = left == 0 ? gainTarget : rampFrom + Double(rampLength &- left) * gainStep
+                at.k &+= m; at.j &+= m
+                if at.k >= at.boundary { at.crossBoundary(E.self, period: period, ratio: ratio, decay: decay) }
             } else {
                 for i in 0..<m {
                     if !shared {
@@ -209,9 +221,8 @@ extension Voice {
                         at.crossBoundary(E.self, period: period, ratio: ratio, decay: decay)
                     } else if E.usesRunningValue { at.envelope *= decay }
                     if G.ramps && left > 0 {
-                        g += gainStep
                         left -= 1
-                        if left == 0 { g = gainTarget }
+                        g = left == 0 ? gainTarget : rampFrom + Double(rampLength &- left) * gainStep
                     }
                 }
             }

@@ -78,6 +78,11 @@ struct Voice {
     var gainStep: Double = 0
     var gainTarget: Double = 0
     var rampLeft = 0
+    /// Where the current ramp started and how long it is: its n-th sample's gain is
+    /// rampFrom + n·gainStep, computed from the start and not summed, so eight samples of a ramp
+    /// are eight lanes at once and no block cut changes a bit.
+    var rampFrom: Double = 0
+    var rampLength = 0
 
     var noise: UInt32 = 0x9E37_79B9
     /// Band-limited table level and blend weight, chosen every 8 samples of absolute time.
@@ -86,7 +91,7 @@ struct Voice {
 
     /// Pads a voice to whole cache lines (320 bytes, in a pool aligned to 64): threads render
     /// neighbouring voices, and a line two of them wrote would bounce between their cores.
-    var cacheLinePadding: (Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0)
+    var cacheLinePadding: (Int, Int, Int, Int) = (0, 0, 0, 0)
 
     /// The phase `steps` samples past the anchor, not wrapped. The walk's lanes compute the same
     /// operations in the same order (with the two coefficients hoisted), so an anchor settled here
@@ -110,10 +115,11 @@ struct Voice {
     mutating func ramp(to target: Double, samples: Int) {
         gainTarget = target
         if samples <= 0 {
-            gain = target; gainStep = 0; rampLeft = 0
+            gain = target; gainStep = 0; rampLeft = 0; rampLength = 0
         } else {
             gainStep = (target - gain) / Double(samples)
             rampLeft = samples
+            rampFrom = gain; rampLength = samples
         }
     }
 }
