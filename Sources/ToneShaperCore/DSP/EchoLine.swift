@@ -17,20 +17,27 @@ struct EchoLine {
     var volume: Float = 0
     var volumeTarget: Float = 0
     let glide: Double
+    /// Whether `buffer` is this line's own (not a share of a block the engine holds).
+    let ownsBuffer: Bool
 
-    init(maxDelaySeconds: Double, sampleRate: Double) {
-        capacity = Int(maxDelaySeconds * sampleRate) + 4
+    /// Samples a line holds for a longest delay of `maxDelaySeconds`.
+    static func capacity(maxDelaySeconds: Double, sampleRate: Double) -> Int { Int(maxDelaySeconds * sampleRate) + 4 }
+
+    /// A line over `storage` (`capacity` zeroed samples, kept by the caller) or, without, its own.
+    init(maxDelaySeconds: Double, sampleRate: Double, storage: UnsafeMutablePointer<Float>? = nil) {
+        capacity = EchoLine.capacity(maxDelaySeconds: maxDelaySeconds, sampleRate: sampleRate)
         // Zeroed by the kernel page by page as the echo first writes there (calloc of this size maps
         // fresh pages): sixteen parts' two seconds are 6 MB, which an engine that never echoes
         // need not clear, and one that does clears on the threads that render.
-        buffer = calloc(capacity, MemoryLayout<Float>.stride)!.assumingMemoryBound(to: Float.self)
+        ownsBuffer = storage == nil
+        buffer = storage ?? calloc(capacity, MemoryLayout<Float>.stride)!.assumingMemoryBound(to: Float.self)
         delaySamples = 0.25 * sampleRate
         delayTarget = delaySamples
         glide = 1 - _exp(-1 / (0.05 * sampleRate))  // ~50 ms glide
         volumeMaxStep = Float(1 / (0.02 * sampleRate))
     }
 
-    func deallocate() { free(buffer) }
+    func deallocate() { if ownsBuffer { free(buffer) } }
 
     mutating func clear() {
         buffer.update(repeating: 0, count: capacity)
@@ -42,9 +49,13 @@ struct EchoLine {
 
     var isOff: Bool { volume == 0 && volumeTarget == 0 }
 
-    /// Processes `count` samples in place.
-    mutating func process(_ io: UnsafeMutablePointer<Float>, count: Int) {
-        if isOff { return }
+    /// Processes `count` samples in place, each first multiplied by `gain` (the part's, settled:
+    /// one pass over the bus instead of two; with the echo off only the gain is applied).
+    mutating func process(_ io: UnsafeMutablePointer<Float>, count: Int, gain: Float = 1) {
+        if isOff {
+            if gain != 1 { for n in 0..<count { io[n] *= gain } }
+            return
+        }
         let target = volumeTarget, maxStep = volumeMaxStep
         var vol = volume
         var d = delaySamples
@@ -61,22 +72,27 @@ struct EchoLine {
             var n = 0
             while n < count {
                 // Eight at a time while no index wraps and the reads (whole + 1 samples back) all
-                // precede this group's writes; the scalar step below handles the rest.
+                // precede this group's writes — as many groups as that allows, counted before the
+                // loop, so it carries no test per group; the scalar step below handles the rest.
                 if whole >= 8 && n + 8 <= count && w + 8 <= cap && r + 9 <= cap {
-                    let older = UnsafeRawPointer(buffer + r).loadUnaligned(as: SIMD8<Float>.self)
-                    let newer = UnsafeRawPointer(buffer + r + 1).loadUnaligned(as: SIMD8<Float>.self)
-                    let y = UnsafeRawPointer(io + n).loadUnaligned(as: SIMD8<Float>.self) + vol * (newer + (older - newer) * frac)
-                    UnsafeMutableRawPointer(buffer + w).storeBytes(of: y, as: SIMD8<Float>.self)
-                    UnsafeMutableRawPointer(io + n).storeBytes(of: y, as: SIMD8<Float>.self)
-                    n += 8; w += 8; r += 8
+                    let groups = min((count - n) / 8, (cap - w) / 8, (cap - r - 1) / 8)
+                    for _ in 0..<groups {
+                        let older = UnsafeRawPointer(buffer + r).loadUnaligned(as: SIMD8<Float>.self)
+                        let newer = UnsafeRawPointer(buffer + r + 1).loadUnaligned(as: SIMD8<Float>.self)
+                        let x = UnsafeRawPointer(io + n).loadUnaligned(as: SIMD8<Float>.self) * gain
+                        let y = x + vol * (newer + (older - newer) * frac)
+                        UnsafeMutableRawPointer(buffer + w).storeBytes(of: y, as: SIMD8<Float>.self)
+                        UnsafeMutableRawPointer(io + n).storeBytes(of: y, as: SIMD8<Float>.self)
+                        n &+= 8; w &+= 8; r &+= 8
+                    }
+                    // (r + 9 ≤ cap held for every group, so only the writes can have reached the end.)
                     if w == cap { w = 0 }
-                    if r == cap { r = 0 }
                     continue
                 }
                 // Reading one sample further back and forward by (1 − frac) equals reading back dd.
                 let r1 = r + 1 == cap ? 0 : r + 1
                 let delayed = buffer[r1] + (buffer[r] - buffer[r1]) * frac
-                let y = io[n] + vol * delayed
+                let y = io[n] * gain + vol * delayed
                 buffer[w] = y
                 io[n] = y
                 w += 1
@@ -98,7 +114,7 @@ struct EchoLine {
             let i1 = i0 + 1 == cap ? 0 : i0 + 1
             let delayed = buffer[i0] + (buffer[i1] - buffer[i0]) * frac
             vol += min(max(target - vol, -maxStep), maxStep)
-            let y = io[n] + vol * delayed
+            let y = io[n] * gain + vol * delayed
             buffer[w] = y
             io[n] = y
             w += 1

@@ -222,9 +222,8 @@ extension Engine {
         var a = part.pointee.amplitude
         let target = part.pointee.amplitudeTarget
         if a == target {
-            // Settled (the usual case): one gain for the block.
-            let gain = Float(a)
-            for n in 0..<count { bus[n] *= gain }
+            // Settled (the usual case): one gain for the block, applied in the echo's pass.
+            part.pointee.echo.process(bus, count: count, gain: Float(a))
         } else {
             let maxStep = 1 / rampSamples
             for n in 0..<count {
@@ -232,8 +231,8 @@ extension Engine {
                 bus[n] *= Float(a)
             }
             part.pointee.amplitude = a
+            part.pointee.echo.process(bus, count: count)
         }
-        part.pointee.echo.process(bus, count: count)
         // Loudness decides when an echo tail has died away; while notes sound it is not needed
         // (`activeVoices` only falls at control ticks), so it is only measured once they have stopped.
         if part.pointee.activeVoices > 0 || Engine.peak(bus, count: count) > 1e-6 {
