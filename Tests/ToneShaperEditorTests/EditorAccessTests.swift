@@ -171,12 +171,9 @@ struct EditorAccessTests {
             #expect(answer.status == 400, "\(reason): \(headers): \(answer.status)")
             #expect(answer.header("Sec-WebSocket-Accept").isEmpty && answer.header("Upgrade").isEmpty)
         }
-        // The page's own request opens it (off the cooperative pool: the stream is rendered there).
-        let first = try await offThePool { () -> String? in
-            guard case .text(let format) = try editor.openLive().receive() else { return nil }
-            return format["type"] as? String
-        }
-        #expect(first == "format")
+        // The page's own request opens it.
+        guard case .text(let format) = try await editor.openLive().receive() else { throw EditorTestError("no format message") }
+        #expect(format["type"] as? String == "format")
     }
 
     /// curl: what any local process, another user's included, can send.

@@ -13,11 +13,11 @@ struct EditorLiveTests {
     }
 
     /// Collects audio until `samples` more have arrived; the text messages met on the way are returned too.
-    static func collect(_ socket: TestWebSocket, into audio: inout [Float], samples: Int) throws -> [[String: Any]] {
+    static func collect(_ socket: TestWebSocket, into audio: inout [Float], samples: Int) async throws -> [[String: Any]] {
         var texts: [[String: Any]] = []
         let target = audio.count + samples
         while audio.count < target {
-            switch try socket.receive() {
+            switch try await socket.receive() {
             case .audio(let chunk): audio += chunk
             case .text(let t): texts.append(t)
             }
@@ -29,18 +29,18 @@ struct EditorLiveTests {
     func editWhilePlaying() async throws {
         let editor = try await RunningEditor()
         defer { editor.stop() }
-        let socket = try editor.openLive()
-        guard case .text(let format) = try socket.receive() else { throw EditorTestError("no format message") }
+        let socket = try await editor.openLive()
+        guard case .text(let format) = try await socket.receive() else { throw EditorTestError("no format message") }
         #expect(format["type"] as? String == "format")
         let rate = try #require(format["sampleRate"] as? Double)
         let chunk = try #require(format["framesPerChunk"] as? Int)
 
-        try socket.send(["type": "shape", "seq": 1, "shape": Self.tone(330)])
-        try socket.send(["type": "note", "note": 69])
+        try await socket.send(["type": "shape", "seq": 1, "shape": Self.tone(330)])
+        try await socket.send(["type": "note", "note": 69])
         let started = ContinuousClock.now
-        try socket.send(["type": "play", "on": true])
+        try await socket.send(["type": "play", "on": true])
         var audio: [Float] = []
-        var texts = try Self.collect(socket, into: &audio, samples: Int(0.5 * rate))
+        var texts = try await Self.collect(socket, into: &audio, samples: Int(0.5 * rate))
         let elapsed = ContinuousClock.now - started
         #expect(texts.contains { $0["type"] as? String == "applied" && $0["seq"] as? Int == 1 })
         // Real-time pacing: half a second of sound cannot arrive much sooner than half a second
@@ -52,8 +52,8 @@ struct EditorLiveTests {
         // The edit: what has arrived so far was rendered before it; the new frequency must start
         // within 100 ms of stream time after that point.
         let edgeAtEdit = audio.count
-        try socket.send(["type": "shape", "seq": 2, "shape": Self.tone(495)])
-        texts = try Self.collect(socket, into: &audio, samples: Int(0.4 * rate))
+        try await socket.send(["type": "shape", "seq": 2, "shape": Self.tone(495)])
+        texts = try await Self.collect(socket, into: &audio, samples: Int(0.4 * rate))
         #expect(texts.contains { $0["type"] as? String == "applied" && $0["seq"] as? Int == 2 })
         let onset = try #require(Measure.onset(of: 495, audio, rate: rate, in: edgeAtEdit..<audio.count))
         #expect(Double(onset - edgeAtEdit) / rate < 0.1, "heard \(Double(onset - edgeAtEdit) / rate) s after the edit")
@@ -66,12 +66,40 @@ struct EditorLiveTests {
         #expect(largest <= steepest * 1.05, "step \(largest) around the edit, \(steepest) steady")
     }
 
+    @Test("pages opening the live stream at the same moment (one per core, at least two) each get their own stream")
+    func pagesOpenTogether() async throws {
+        let editor = try await RunningEditor()
+        defer { editor.stop() }
+        let pages = max(2, ProcessInfo.processInfo.activeProcessorCount)
+        let heard = try await withThrowingTaskGroup(of: (Double, Double?).self) { group in
+            for page in 0..<pages {
+                group.addTask {
+                    let socket = try await editor.openLive()
+                    guard case .text(let format) = try await socket.receive(), format["type"] as? String == "format" else {
+                        throw EditorTestError("no format message")
+                    }
+                    let f = 220 + 55 * Double(page)
+                    try await socket.send(["type": "shape", "seq": 1, "shape": Self.tone(f)])
+                    try await socket.send(["type": "play", "on": true])
+                    var audio: [Float] = []
+                    _ = try await Self.collect(socket, into: &audio, samples: 9_600)
+                    return (f, Measure.frequency(audio, rate: 48_000, in: (audio.count - 4_800)..<audio.count))
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(heard.count == pages)
+        for (played, measured) in heard {
+            #expect(abs((measured ?? 0) - played) < 0.5, "a page playing \(played) Hz heard \(measured ?? 0) Hz")
+        }
+    }
+
     @Test("a shape with the most points a shape may have (4,096: some 150 KB of JSON in one WebSocket message) is applied")
     func largestShapeOverTheSocket() async throws {
         let editor = try await RunningEditor()
         defer { editor.stop() }
-        let socket = try editor.openLive()
-        guard case .text = try socket.receive() else { throw EditorTestError("no format message") }
+        let socket = try await editor.openLive()
+        guard case .text = try await socket.receive() else { throw EditorTestError("no format message") }
         let n = Shape.maximumPoints
         let points = (0..<n).map { Shape.Point(time: Double($0) / Double(n - 1), frequency: 300 + 60 * sin(Double($0) * 0.01)) }
         let shape = Shape(name: "dense", points: points, duration: 1, minFrequency: 20, maxFrequency: 2000, amplitude: 0.5,
@@ -79,10 +107,10 @@ struct EditorLiveTests {
         let json = try #require(try JSONSerialization.jsonObject(with: ShapeFile.encode(shape)) as? [String: Any])
         let size = try JSONSerialization.data(withJSONObject: ["type": "shape", "seq": 7, "shape": json]).count
         #expect(size > 100_000, "\(size) bytes")
-        try socket.send(["type": "shape", "seq": 7, "shape": json])
+        try await socket.send(["type": "shape", "seq": 7, "shape": json])
         var applied = false
         for _ in 0..<50 where !applied {
-            if case .text(let message) = try socket.receive() {
+            if case .text(let message) = try await socket.receive() {
                 applied = message["type"] as? String == "applied" && message["seq"] as? Int == 7
             }
         }
@@ -93,24 +121,24 @@ struct EditorLiveTests {
     func invalidEditOverTheSocket() async throws {
         let editor = try await RunningEditor()
         defer { editor.stop() }
-        let socket = try editor.openLive()
-        _ = try socket.receive()
-        try socket.send(["type": "shape", "seq": 1, "shape": Self.tone(300)])
-        try socket.send(["type": "play", "on": true])
+        let socket = try await editor.openLive()
+        _ = try await socket.receive()
+        try await socket.send(["type": "shape", "seq": 1, "shape": Self.tone(300)])
+        try await socket.send(["type": "play", "on": true])
         var audio: [Float] = []
-        _ = try Self.collect(socket, into: &audio, samples: 9_600)
+        _ = try await Self.collect(socket, into: &audio, samples: 9_600)
         var bad = Self.tone(300)
         bad["duration"] = -2
-        try socket.send(["type": "shape", "seq": 7, "shape": bad])
-        let texts = try Self.collect(socket, into: &audio, samples: 14_400)
+        try await socket.send(["type": "shape", "seq": 7, "shape": bad])
+        let texts = try await Self.collect(socket, into: &audio, samples: 14_400)
         let error = try #require(texts.first { $0["type"] as? String == "error" })
         #expect(error["seq"] as? Int == 7)
         #expect(error["error"] as? String == "field 'duration' = -2.0: must be > 0")
         #expect(error["field"] as? String == "duration")
         let f = try #require(Measure.frequency(audio, rate: 48_000, in: (audio.count - 9_600)..<audio.count))
         #expect(abs(f - 300) < 0.5)
-        try socket.send(["type": "nonsense"])
-        let reply = try Self.collect(socket, into: &audio, samples: 1_024)
+        try await socket.send(["type": "nonsense"])
+        let reply = try await Self.collect(socket, into: &audio, samples: 1_024)
         #expect(reply.contains { ($0["error"] as? String)?.contains("unknown message type 'nonsense'") == true })
     }
 }

@@ -15,22 +15,22 @@ extension EditorLiveTests {
     func pageNoteMovesAtTheShapesPace() async throws {
         let editor = try await RunningEditor()
         defer { editor.stop() }
-        let socket = try editor.openLive()
-        _ = try socket.receive()  // format
+        let socket = try await editor.openLive()
+        _ = try await socket.receive()  // format
         var tone = Self.tone(330)
         tone["duration"] = 4.0
         tone["points"] = [[0, 330], [4, 330]]
         tone["release"] = 0.05
-        try socket.send(["type": "shape", "seq": 1, "shape": tone])
-        try socket.send(["type": "play", "on": true])
+        try await socket.send(["type": "shape", "seq": 1, "shape": tone])
+        try await socket.send(["type": "play", "on": true])
         var audio: [Float] = []
-        _ = try Self.collect(socket, into: &audio, samples: 48_000)
+        _ = try await Self.collect(socket, into: &audio, samples: 48_000)
         // Each message's pass against the sound received since then: both count the same frames
         // (the server renders at most a few 512-frame chunks ahead of what it has sent).
         var marks: [(pass: Double, seconds: Double)] = []
         var received = 0
         for _ in 0..<2_000 where marks.count < 20 {
-            switch try socket.receive() {
+            switch try await socket.receive() {
             case .audio(let chunk): received += chunk.count
             case .text(let message):
                 guard message["type"] as? String == "playhead", let voices = message["voices"] as? [[String: Any]],
@@ -51,10 +51,10 @@ extension EditorLiveTests {
         // Where the note is: one second and a bit of sound in (the server renders a few chunks ahead).
         #expect(first.pass * 4 > 0.95 && first.pass * 4 < 1.3, "\(first.pass * 4) s")
 
-        try socket.send(["type": "play", "on": false])
+        try await socket.send(["type": "play", "on": false])
         var released = false, gone = false
         for _ in 0..<2_000 where !gone {
-            if case .text(let message) = try socket.receive(), message["type"] as? String == "playhead" {
+            if case .text(let message) = try await socket.receive(), message["type"] as? String == "playhead" {
                 let voices = message["voices"] as? [[String: Any]] ?? []
                 if voices.first?["released"] as? Bool == true { released = true }
                 gone = voices.isEmpty
@@ -71,8 +71,8 @@ extension EditorLiveTests {
         let session = LiveSession(engine: try ShapeExport.engine(for: shape, sampleRate: 48_000, voices: 4))
         let editor = try await RunningEditor(instrument: session)
         defer { editor.stop() }
-        let socket = try editor.openLive()
-        _ = try socket.receive()  // format
+        let socket = try await editor.openLive()
+        _ = try await socket.receive()  // format
         _ = LiveInput(session: session).enqueue(TimedInstrumentEvent(frame: 0, .message(.noteOn(channel: 1, note: 57, velocity: 100))))
         // The instrument's audio thread: 300 periods of 128 frames (0.8 s of a 2 s, 96 000-frame pass).
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 256)
@@ -80,7 +80,7 @@ extension EditorLiveTests {
         for _ in 0..<300 { session.renderPeriod(into: buffer, frames: 128) }
         var voice: [String: Any]?
         for _ in 0..<200 where voice == nil {
-            if case .text(let message) = try socket.receive(), message["type"] as? String == "playhead" {
+            if case .text(let message) = try await socket.receive(), message["type"] as? String == "playhead" {
                 voice = (message["voices"] as? [[String: Any]])?.first { $0["source"] as? String == "keyboard" }
             }
         }
@@ -93,7 +93,7 @@ extension EditorLiveTests {
         for _ in 0..<40 { session.renderPeriod(into: buffer, frames: 128) }  // past the 50 ms release
         var gone = false
         for _ in 0..<200 where !gone {
-            if case .text(let message) = try socket.receive(), message["type"] as? String == "playhead" {
+            if case .text(let message) = try await socket.receive(), message["type"] as? String == "playhead" {
                 gone = !(message["voices"] as? [[String: Any]] ?? []).contains { $0["source"] as? String == "keyboard" }
             }
         }

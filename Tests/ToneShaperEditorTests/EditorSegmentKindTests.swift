@@ -36,13 +36,13 @@ struct EditorSegmentKindTests {
         }
         #expect(!FileManager.default.fileExists(atPath: editor.userLibrary.directory))  // nothing was saved
 
-        let socket = try editor.openLive()
-        _ = try socket.receive()
+        let socket = try await editor.openLive()
+        _ = try await socket.receive()
         let shape = try JSONSerialization.jsonObject(with: bad)
-        try socket.send(["type": "shape", "seq": 3, "shape": shape])
+        try await socket.send(["type": "shape", "seq": 3, "shape": shape])
         var error: [String: Any]?
         for _ in 0..<50 where error == nil {
-            if case .text(let t) = try socket.receive(), t["type"] as? String == "error" { error = t }
+            if case .text(let t) = try await socket.receive(), t["type"] as? String == "error" { error = t }
         }
         #expect(error?["seq"] as? Int == 3)
         #expect(error?["error"] as? String == expected)

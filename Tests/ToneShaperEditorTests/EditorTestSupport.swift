@@ -70,8 +70,8 @@ final class RunningEditor: @unchecked Sendable {
     }
 
     /// The live stream, opened as the editor's page opens it (its Origin, the cookie).
-    func openLive() throws -> TestWebSocket {
-        try TestWebSocket(port: port, headers: ["Origin: \(origin)", "Cookie: toneshaper-edit-\(port)=\(secret)"])
+    func openLive() async throws -> TestWebSocket {
+        try await TestWebSocket.open(port: port, headers: ["Origin: \(origin)", "Cookie: toneshaper-edit-\(port)=\(secret)"])
     }
 }
 
@@ -189,14 +189,20 @@ struct EditorTestError: Error, CustomStringConvertible {
 }
 
 /// A WebSocket client over a plain socket (RFC 6455, just what the tests need: a text frame out,
-/// masked; text and binary frames in). Blocking reads with a timeout, so a test cannot hang: a
-/// generous one, because the server's stream runs on the same cooperative thread pool as every
-/// other test, and long synchronous tests (renders in a debug build) can hold it for many seconds.
-final class TestWebSocket {
+/// masked; text and binary frames in). Reads block with a generous timeout, so a test cannot hang,
+/// and every blocking call runs on a thread of its own, never on Swift's cooperative pool: the
+/// server decides an upgrade on that pool (Hummingbird's `shouldUpgrade` is an unstructured task,
+/// without the tests' `ServerThreads` preference), so two suites each blocked in a read there on
+/// a two-core machine left no thread to answer either handshake, and both waited out the timeout.
+final class TestWebSocket: @unchecked Sendable {
     private let fd: Int32
 
-    /// `headers`: further request lines (Origin, Cookie), as the page's browser would send them.
-    init(port: Int, path: String = "/api/live", headers: [String] = []) throws {
+    /// Connects and upgrades; `headers`: further request lines (Origin, Cookie), as the page's browser would send them.
+    static func open(port: Int, path: String = "/api/live", headers: [String] = []) async throws -> TestWebSocket {
+        try await offThePool { try TestWebSocket(port: port, path: path, headers: headers) }
+    }
+
+    private init(port: Int, path: String, headers: [String]) throws {
         fd = try connectLocal(port: port)
         let handshake = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n" + headers.map { $0 + "\r\n" }.joined() + "\r\n"
@@ -230,7 +236,8 @@ final class TestWebSocket {
         return out
     }
 
-    func send(_ object: [String: Any]) throws {
+    /// One text message (a JSON object), masked as a browser's.
+    func send(_ object: [String: Any]) async throws {
         let payload = [UInt8](try JSONSerialization.data(withJSONObject: object))
         var frame: [UInt8] = [0x81]
         if payload.count < 126 {
@@ -244,12 +251,17 @@ final class TestWebSocket {
         let mask: [UInt8] = [0x12, 0x34, 0x56, 0x78]
         frame += mask
         frame += payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
-        try write(frame)
+        try await offThePool { [self, frame] in try write(frame) }
     }
 
-    enum Message { case text([String: Any]), audio([Float]) }
+    enum Message: @unchecked Sendable { case text([String: Any]), audio([Float]) }
 
-    func receive() throws -> Message {
+    /// The next text or binary message (pings are skipped).
+    func receive() async throws -> Message {
+        try await offThePool { [self] in try receiveBlocking() }
+    }
+
+    private func receiveBlocking() throws -> Message {
         while true {
             let head = try read(2)
             let opcode = head[0] & 0x0F
