@@ -166,9 +166,12 @@ let package = Package(
         // have no toneshaper toolchain) and stays mapped after dlclose (-z nodelete: static
         // Foundation's thread-exit hooks would otherwise point into unmapped code).
         .target(name: "CLV2"),
+        // Those link flags are for release builds only (as CLAP's), so its tests can link the same code and drive run().
         .target(name: "ToneShaperLV2", dependencies: ["CLV2", "ToneShaperInstrument", "ToneShaperCore"],
                 linkerSettings: [.unsafeFlags(["-Xlinker", "--version-script=\(Context.packageDirectory)/packaging/lv2/exports.map",
-                                               "-Xlinker", "-z", "-Xlinker", "nodelete"])] + staticRuntime),
+                                               "-Xlinker", "-z", "-Xlinker", "nodelete"], .when(configuration: .release))] + staticRuntime),
+        .testTarget(name: "ToneShaperLV2Tests", dependencies: ["ToneShaperLV2", "CLV2", "ToneShaperInstrument", "ToneShaperCore",
+                                                               "AllocationCounter", "TestSupport"]),
         // The CLAP instrument, over the CLAP 1.1.1 headers Debian 12's dpf-source ships (not on the
         // include path by default). Its shared object exports only clap_entry, carries the Swift
         // runtime and stays mapped after dlclose, as the LV2 one; those link flags are for release

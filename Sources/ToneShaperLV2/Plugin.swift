@@ -46,6 +46,9 @@ final class Plugin {
     let controls: UnsafeMutablePointer<UnsafePointer<Float>?>
     /// Each control's value when last applied (its default until moved).
     let applied: UnsafeMutablePointer<Float>
+    /// Each control's default, copied into `applied` when a new instrument starts (the audio
+    /// thread's copy: a loop over the parameter table there allocates in a debug build).
+    let defaults: UnsafeMutablePointer<Float>
     let events: UnsafeMutablePointer<InstrumentEvent>
     static let eventCapacity = 2048
     /// Audio-thread words: [0] the file properties (bits) to announce on the notify port, [1] the
@@ -79,9 +82,11 @@ final class Plugin {
         controlCount = 1 + table.count
         controls = .allocate(capacity: controlCount)
         controls.initialize(repeating: nil, count: controlCount)
+        defaults = .allocate(capacity: controlCount)
+        defaults[0] = 0
+        for row in table { defaults[1 + row.id] = Float(row.defaultValue) }
         applied = .allocate(capacity: controlCount)
-        applied[0] = 0
-        for row in table { applied[1 + row.id] = Float(row.defaultValue) }
+        applied.initialize(from: defaults, count: controlCount)
         events = .allocate(capacity: Self.eventCapacity)
         words = .allocate(capacity: 2)
         words.initialize(repeating: 0, count: 2)
@@ -100,7 +105,7 @@ final class Plugin {
         current.deallocate(); retiring.deallocate(); words.deallocate(); request.deallocate()
         patch.deallocate()
         pthread_mutex_destroy(lock); lock.deallocate()
-        controls.deallocate(); applied.deallocate(); events.deallocate()
+        controls.deallocate(); applied.deallocate(); defaults.deallocate(); events.deallocate()
     }
 
     /// The setup playing, for the audio thread (the only one that swaps it).
@@ -322,8 +327,7 @@ extension Plugin {
         latest = nil
         words[1] += 1
         words[0] = (1 << FileProperty.allCases.count) - 1
-        for row in InstrumentParameter.table { applied[1 + row.id] = Float(row.defaultValue) }
-        applied[0] = 0
+        applied.update(from: defaults, count: controlCount)
         if let shape = retrieve(handle, urids.shape, &size, &type, &flags), type == urids.int, size == MemoryLayout<Int32>.size {
             applied[0] = Float(shape.loadUnaligned(as: Int32.self))
         }

@@ -9,6 +9,9 @@ import ToneShaperInstrument
 enum FileProperty: Int, CaseIterable {
     case shape, scale, keymap
 
+    /// Every property, as one bit each: for the audio thread, where `allCases` would build an array.
+    static let allBits = (1 << allCases.count) - 1
+
     /// The parameter's URI (LV2Turtle.fileParameters lists the same).
     var uri: String { LV2Turtle.fileParameters[rawValue].uri }
     /// Where a state keeps the file's name (its content is in the instrument's state).
@@ -54,7 +57,9 @@ extension Plugin {
     func patchMessage(_ atom: UnsafeRawPointer) {
         var property: LV2_URID = 0, path: UnsafePointer<CChar>?, length: UInt32 = 0
         let kind = clv2_patch_read(patch, atom.assumingMemoryBound(to: LV2_Atom.self), &property, &path, &length)
-        let index = propertyURIDs.firstIndex(of: property)
+        // A loop, not `firstIndex(of:)`: the generic algorithm allocates its iteration when unspecialized (a debug build).
+        var index: Int?
+        for i in 0..<propertyURIDs.count where propertyURIDs[i] == property { index = i }
         switch kind {
         case 1, 3:
             guard let index, let schedule, let work = schedule.pointee.schedule_work else { return }
@@ -66,7 +71,7 @@ extension Plugin {
             if bytes > 0, let path { (request + WorkRequest.size).copyMemory(from: path, byteCount: bytes) }
             _ = work(schedule.pointee.handle, UInt32(WorkRequest.size + bytes), request)
         case 2:
-            words[0] |= index.map { 1 << $0 } ?? (property == 0 ? (1 << FileProperty.allCases.count) - 1 : 0)
+            words[0] |= index.map { 1 << $0 } ?? (property == 0 ? FileProperty.allBits : 0)
         default:
             return
         }
@@ -76,13 +81,14 @@ extension Plugin {
     func announce() {
         guard words[0] != 0, patch.pointee.writing != 0 else { return }
         let setup = playing
-        for property in FileProperty.allCases where words[0] & (1 << property.rawValue) != 0 {
-            let written = setup.paths[property.rawValue].withUnsafeBufferPointer { path in
+        // By index: `FileProperty.allCases` would build an array here, on the audio thread.
+        for bit in 0..<propertyURIDs.count where words[0] & (1 << bit) != 0 {
+            let written = setup.paths[bit].withUnsafeBufferPointer { path in
                 path.isEmpty || path.withMemoryRebound(to: CChar.self) {
-                    clv2_notify_path(patch, propertyURIDs[property.rawValue], $0.baseAddress, UInt32($0.count)) != 0
+                    clv2_notify_path(patch, propertyURIDs[bit], $0.baseAddress, UInt32($0.count)) != 0
                 }
             }
-            if written { words[0] &= ~(1 << property.rawValue) }
+            if written { words[0] &= ~(1 << bit) }
         }
     }
 
@@ -110,7 +116,7 @@ extension Plugin {
         let response = body.loadUnaligned(as: WorkResponse.self)
         guard response.restores == words[1] else { return retire(response.setup) }
         if let old = clv2_exchange(current, response.setup) { retire(old) }
-        for row in InstrumentParameter.table { applied[1 + row.id] = Float(row.defaultValue) }
+        (applied + 1).update(from: defaults + 1, count: controlCount - 1)
         words[0] |= 1 << Int(response.property)
     }
 
