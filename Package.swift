@@ -167,7 +167,7 @@ let package = Package(
         // Foundation's thread-exit hooks would otherwise point into unmapped code).
         .target(name: "CLV2"),
         // Those link flags are for release builds only (as CLAP's), so its tests can link the same code and drive run().
-        .target(name: "ToneShaperLV2", dependencies: ["CLV2", "ToneShaperInstrument", "ToneShaperCore"],
+        .target(name: "ToneShaperLV2", dependencies: ["CLV2", "ToneShaperInstrument", "ToneShaperCore", "ToneShaperMIDI"],
                 linkerSettings: [.unsafeFlags(["-Xlinker", "--version-script=\(Context.packageDirectory)/packaging/lv2/exports.map",
                                                "-Xlinker", "-z", "-Xlinker", "nodelete"], .when(configuration: .release))] + staticRuntime),
         .testTarget(name: "ToneShaperLV2Tests", dependencies: ["ToneShaperLV2", "CLV2", "ToneShaperInstrument", "ToneShaperCore",

@@ -1,7 +1,9 @@
 import CLV2
 import Glibc
+import Synchronization
 import ToneShaperCore
 import ToneShaperInstrument
+import ToneShaperMIDI
 
 /// What the plugin plays: the instrument, and the file each of its file properties was last set
 /// to (the shape, the scale, the keyboard map; empty: none), which it tells the host on patch:Get.
@@ -59,6 +61,18 @@ final class Plugin {
     static let retiringCapacity = 8
     /// A request for the worker, made in `run` without allocating: header and path.
     let request: UnsafeMutableRawPointer
+    /// The lasting MIDI settings `run` applied (controllers, programs, bends, pressures: status
+    /// and data bytes in a word), in order, for the worker to carry into the instruments it builds:
+    /// written by `run` only, read by the worker (and by `restore`, which runs alone).
+    let settings: UnsafeMutablePointer<UInt32>
+    static let settingsCapacity = 4096
+    let settingsWritten = Atomic<Int>(0)
+    let settingsRead = Atomic<Int>(0)
+    /// Whether a drain of `settings` is asked of the worker and not done yet (`run` asks at half full).
+    let drainAsked = Atomic<Bool>(false)
+    /// The worker's side: the controls of the instrument playing as last set (its state's, then
+    /// what `run` applied since), the controls of the next instrument it builds. Nil: not made yet.
+    var mirror: ControlMirror?
     /// The worker's side: the setup it built last (the base of the next file's setup, even before
     /// `run` has swapped it in), and the lock `save` and the worker's freeing take (never `run`).
     var latest: Setup?
@@ -95,6 +109,7 @@ final class Plugin {
         request = .allocate(byteCount: WorkRequest.size + WorkRequest.maximumPath, alignment: 8)
         lock = .allocate(capacity: 1)
         pthread_mutex_init(lock, nil)
+        settings = .allocate(capacity: Self.settingsCapacity)
     }
 
     deinit {
@@ -105,7 +120,7 @@ final class Plugin {
         current.deallocate(); retiring.deallocate(); words.deallocate(); request.deallocate()
         patch.deallocate()
         pthread_mutex_destroy(lock); lock.deallocate()
-        controls.deallocate(); applied.deallocate(); defaults.deallocate(); events.deallocate()
+        controls.deallocate(); applied.deallocate(); defaults.deallocate(); events.deallocate(); settings.deallocate()
     }
 
     /// The setup playing, for the audio thread (the only one that swaps it).
@@ -179,6 +194,7 @@ final class Plugin {
                 }
                 events[count] = InstrumentEvent(frame: frame - start, .midi(body[0], size > 1 ? body[1] : 0, size > 2 ? body[2] : 0))
                 count += 1
+                if (0xA0..<0xF0).contains(body[0]) { keepSetting(body[0], size > 1 ? body[1] : 0, size > 2 ? body[2] : 0) }
             }
         }
         instrument.process(frames: frames - start, events: UnsafeBufferPointer(start: events, count: count),
@@ -321,7 +337,10 @@ extension Plugin {
             paths.append(path)
         }
         // Nothing else runs beside restore (LV2's Instantiation class): the old setup is freed here,
-        // and a worker's answer made before now is dropped when it arrives.
+        // and a worker's answer made before now is dropped when it arrives. The settings played
+        // before are the old instrument's: the restored one starts from its state's controls.
+        settingsRead.store(settingsWritten.load(ordering: .acquiring), ordering: .releasing)
+        mirror = nil
         let old = clv2_exchange(current, Unmanaged.passRetained(Setup(instrument: restored, paths: paths)).toOpaque())
         if let old { Unmanaged<Setup>.fromOpaque(old).release() }
         latest = nil

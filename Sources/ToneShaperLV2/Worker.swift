@@ -2,6 +2,7 @@ import CLV2
 import Glibc
 import ToneShaperCore
 import ToneShaperInstrument
+import ToneShaperMIDI
 
 /// The files a host's file chooser sets (patch:writable parameters of type atom:Path): a shape, as
 /// `render --preset FILE.json` plays it on every channel; a Scala scale and keyboard map, as
@@ -29,7 +30,7 @@ enum FileProperty: Int, CaseIterable {
 /// whose bytes follow), a setup to free, or a file that cannot be asked for (its path too long, its
 /// value not a path).
 struct WorkRequest {
-    enum Kind: UInt32 { case load, retire, tooLong, notAPath }
+    enum Kind: UInt32 { case load, retire, tooLong, notAPath, drainSettings }
     var kind: UInt32
     var property: UInt32
     var length: UInt32
@@ -92,6 +93,53 @@ extension Plugin {
         }
     }
 
+    /// Keeps one lasting setting for the worker (see `settings`); at half full, asks it to take
+    /// them, so a long session of knob moves between two file loads loses none. When the worker is
+    /// late and the ring full, the setting is not kept (the sound has it; a later load may not).
+    func keepSetting(_ status: UInt8, _ data1: UInt8, _ data2: UInt8) {
+        let written = settingsWritten.load(ordering: .relaxed)
+        let pending = written - settingsRead.load(ordering: .acquiring)
+        if pending < Self.settingsCapacity {
+            settings[written % Self.settingsCapacity] = UInt32(status) << 16 | UInt32(data1) << 8 | UInt32(data2)
+            settingsWritten.store(written + 1, ordering: .releasing)
+        }
+        guard pending >= Self.settingsCapacity / 2, !drainAsked.load(ordering: .relaxed),
+              let schedule, let work = schedule.pointee.schedule_work else { return }
+        var message = WorkRequest(kind: WorkRequest.Kind.drainSettings.rawValue, property: 0, length: 0, setup: nil)
+        if work(schedule.pointee.handle, UInt32(WorkRequest.size), &message) == LV2_WORKER_SUCCESS {
+            drainAsked.store(true, ordering: .relaxed)
+        }
+    }
+
+    /// The worker's side: the settings `run` kept since the last call, into `mirror` (made first,
+    /// when there is none yet, from the state of the setup built last or else the one playing).
+    func drainSettings() {
+        if mirror == nil {
+            let base: Setup
+            if let latest { base = latest } else {
+                let held = holdPlaying()
+                base = held.takeUnretainedValue()
+                held.release()  // `base` holds it now
+            }
+            var made = ControlMirror(engine: base.instrument.engine)
+            if let state = try? InstrumentState(bytes: try base.instrument.state()) {
+                for message in state.controls { made.observe(message) }
+            }
+            mirror = made
+        }
+        let written = settingsWritten.load(ordering: .acquiring)
+        var read = settingsRead.load(ordering: .relaxed)
+        while read < written {
+            let word = settings[read % Self.settingsCapacity]
+            let status = UInt8(word >> 16 & 0xFF), data1 = UInt8(word >> 8 & 0xFF), data2 = UInt8(word & 0xFF)
+            let short = status & 0xF0 == 0xC0 || status & 0xF0 == 0xD0
+            if let message = MIDIMessage(status: status, data1: data1, data2: short ? 0 : data2) { mirror!.observe(message) }
+            read += 1
+        }
+        settingsRead.store(read, ordering: .releasing)
+        drainAsked.store(false, ordering: .relaxed)
+    }
+
     /// Hands a setup no longer played to the worker to free; false when its queue is full.
     func scheduleRetire(_ setup: UnsafeMutableRawPointer) -> Bool {
         guard let schedule, let work = schedule.pointee.schedule_work else { return false }
@@ -134,6 +182,10 @@ extension Plugin {
             pthread_mutex_lock(lock)  // not while save holds it
             retired.release()
             pthread_mutex_unlock(lock)
+            return LV2_WORKER_SUCCESS
+        }
+        if kind == .drainSettings {
+            drainSettings()
             return LV2_WORKER_SUCCESS
         }
         guard let property = FileProperty(rawValue: Int(request.property)) else { return LV2_WORKER_ERR_UNKNOWN }
@@ -184,8 +236,10 @@ extension Plugin {
         }
         do {
             let state = try InstrumentState(bytes: try base.instrument.state())
+            // The controls as the player left them: the state's, then every setting played since.
+            drainSettings()
             var shapes = state.shapes, channels = state.channelPresets, programs = state.programPresets
-            var scale = state.scale, keymap = state.keymap, controls = state.controls
+            var scale = state.scale, keymap = state.keymap, controls = mirror?.messages ?? state.controls
             switch property {
             case .shape:
                 let shape: Shape
@@ -220,6 +274,11 @@ extension Plugin {
                                               scale: scale, keymap: keymap, mpe: state.mpe, channelFilter: state.channelFilter,
                                               gain: state.gain, voices: state.voices, controls: controls, file: path)
             let instrument = try Instrument(state: try changed.encoded(file: path), library: library, sampleRate: sampleRate)
+            // The new instrument's controls are the mirror's from now on (a program change a shape
+            // file dropped stays dropped at the next load).
+            var next = ControlMirror(engine: instrument.engine)
+            for message in controls { next.observe(message) }
+            mirror = next
             var paths = base.paths
             paths[property.rawValue] = bytes
             return Setup(instrument: instrument, paths: paths)

@@ -24,7 +24,7 @@ struct LV2RunTests {
     }
 
     /// One round of what a musician does with the file choosers, block by block, every audio turn
-    /// counted: set a shape, a scale and a map; ask for all three; play the root note.
+    /// counted: move knobs, set a shape, a scale and a map; ask for all three; play the root note.
     static func round(_ host: LV2TestHost, shape: String, scale: String, keymap: String)
         -> (allocations: Int64, audio: [Float], answered: [Int: String]) {
         var allocations: Int64 = 0, audio: [Float] = [], answered: [Int: String] = [:]
@@ -35,6 +35,10 @@ struct LV2RunTests {
             host.workerTurn()
             return host.announced()
         }
+        // Knobs moved (volume, a sweep of the mod wheel, a bend): kept for the worker, which is
+        // asked to take them once half its room is used.
+        _ = block([.midi(frame: 0, [0xB0, 7, 127]), .midi(frame: 1, [0xE0, 0, 64])]
+                  + (0..<2_100).map { .midi(frame: Int64($0 / 10), [0xB0, 1, UInt8($0 % 3)]) })
         _ = block([.set(frame: 0, property: FileProperty.shape.rawValue, path: shape)])
         _ = block([.set(frame: 3, property: FileProperty.scale.rawValue, path: scale),
                    .set(frame: 9, property: FileProperty.keymap.rawValue, path: keymap)])
@@ -48,7 +52,7 @@ struct LV2RunTests {
         return (allocations, Array(audio[start...]), answered)
     }
 
-    @Test("run and work_response allocate nothing while patch:Set loads a shape, scale and keyboard map and patch:Get is answered; the new shape plays")
+    @Test("run and work_response allocate nothing while knobs move, patch:Set loads a shape, scale and keyboard map and patch:Get is answered; the new shape plays")
     func patchMessagesAllocateNothing() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("toneshaper-lv2-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -66,11 +70,53 @@ struct LV2RunTests {
         #expect(heard.allocations == 0, "\(heard.allocations) allocations on the audio thread")
         #expect(host.loads == 6, "\(host.loads) files asked of the worker")
         #expect(host.retires >= 6, "\(host.retires) setups handed back to the worker to free")
+        #expect(host.drains == 2, "\(host.drains) drains of the settings played")
         #expect(heard.answered == [FileProperty.shape.rawValue: second, FileProperty.scale.rawValue: scale,
                                    FileProperty.keymap.rawValue: keymap])
         let f1 = try #require(ZeroCrossings.frequency(warm.audio, rate: LV2TestHost.rate, in: 2_000..<9_000))
         let f2 = try #require(ZeroCrossings.frequency(heard.audio, rate: LV2TestHost.rate, in: 2_000..<9_000))
         #expect(abs(f1 - 330) < 0.5, "\(f1) Hz")
         #expect(abs(f2 - 495) < 0.5, "\(f2) Hz")
+    }
+    /// The root note's loudness (RMS of a steady stretch) before and after a shape file is loaded,
+    /// with `first` sent before anything else.
+    static func loudness(_ host: LV2TestHost, first: [LV2TestHost.Event], shape: String) -> (before: Double, after: Double) {
+        func block(_ events: [LV2TestHost.Event]) -> [Float] {
+            host.fill(events)
+            host.audioTurn(frames: 256)
+            host.workerTurn()
+            return Array(UnsafeBufferPointer(start: host.left, count: 256))
+        }
+        func note() -> Double {
+            var audio = block([.midi(frame: 0, [0x90, 69, 100])])
+            for _ in 0..<30 { audio += block([]) }
+            _ = block([.midi(frame: 0, [0x80, 69, 0])])
+            for _ in 0..<20 { _ = block([]) }
+            let steady = audio[2_000..<7_000]
+            return (steady.reduce(0) { $0 + Double($1 * $1) } / Double(steady.count)).squareRoot()
+        }
+        _ = block(first)
+        let before = note()
+        _ = block([.set(frame: 0, property: FileProperty.shape.rawValue, path: shape)])
+        _ = block([])  // swapped in here
+        return (before, note())
+    }
+
+    @Test("a controller moved over MIDI (CC 7, volume) holds across a shape file's load: the new instrument starts where the player left it")
+    func controllersCarryOverAFileLoad() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("toneshaper-lv2-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let shape = try Self.shapeFile(440, in: folder, name: "steady")
+        // Then a long mod-wheel move: the worker takes the settings before any file is loaded.
+        let wheel: [LV2TestHost.Event] = (0..<2_100).map { .midi(frame: Int64($0 / 10), [0xB0, 1, 0]) }
+        let quietHost = try LV2TestHost(bundle: Self.repository), plainHost = try LV2TestHost(bundle: Self.repository)
+        let quiet = Self.loudness(quietHost, first: [.midi(frame: 0, [0xB0, 7, 40])] + wheel, shape: shape)
+        let plain = Self.loudness(plainHost, first: wheel, shape: shape)
+        #expect(quietHost.drains == 1 && plainHost.drains == 1)
+        let turnedDown = quiet.before / plain.before
+        #expect(turnedDown < 0.8, "CC 7 = 40 left the note at \(turnedDown) of its loudness")
+        #expect(abs(quiet.after / plain.after - turnedDown) < 0.01,
+                "after the load: \(quiet.after / plain.after) of its loudness, before: \(turnedDown)")
     }
 }

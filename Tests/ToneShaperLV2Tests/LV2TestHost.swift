@@ -32,8 +32,8 @@ final class LV2TestHost {
 
     /// Messages for the worker (from `schedule_work`) and its answers (from `respond`): bytes and sizes.
     private let requests = Queue(), responses = Queue()
-    /// What the worker was asked, counted: loads (files), retires (setups to free).
-    private(set) var loads = 0, retires = 0
+    /// What the worker was asked, counted: loads (files), retires (setups to free), drains (of the settings played).
+    private(set) var loads = 0, retires = 0, drains = 0
 
     final class Queue {
         let bytes = UnsafeMutableRawPointer.allocate(byteCount: 1 << 20, alignment: 16)
@@ -162,7 +162,11 @@ final class LV2TestHost {
         let me = Unmanaged.passUnretained(self).toOpaque()
         requests.drain { data, size in
             let kind = data.loadUnaligned(as: UInt32.self)
-            if kind == WorkRequest.Kind.retire.rawValue { retires += 1 } else { loads += 1 }
+            switch WorkRequest.Kind(rawValue: kind) {
+            case .retire: retires += 1
+            case .drainSettings: drains += 1
+            default: loads += 1
+            }
             _ = worker.pointee.work(handle, { handle, size, body in
                 let host = Unmanaged<LV2TestHost>.fromOpaque(handle!).takeUnretainedValue()
                 return host.responses.push(body!, Int(size)) ? LV2_WORKER_SUCCESS : LV2_WORKER_ERR_NO_SPACE
