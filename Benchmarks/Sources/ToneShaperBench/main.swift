@@ -131,7 +131,7 @@ if only.contains("c") {
 
 if only.contains("d") {
     print("d. Aliasing floor of the band-limited waves: steady notes every sixth of an octave, 20 Hz–20 kHz,")
-    print("   all energy off the harmonics re the fundamental (the measurement AliasingFloorTests gates at −96 dB)")
+    print("   all energy off the harmonics re the fundamental (the measurement AliasingFloorTests gates at −110 dB)")
     for (name, wave, key) in [("saw", WaveType.bandLimitedSawtooth, "saw"), ("square", .bandLimitedSquare, "square"),
                               ("triangle", .bandLimitedTriangle, "triangle")] {
         var line = "   " + pad(name, 10)
