@@ -1,6 +1,7 @@
 """The dense file's notes as every peer plays them, and the check that a peer's output is those notes.
 
-Shared by compare-peers.py, scsynth_score.py and ref-kernel.c's event list (Python 3 + numpy).
+Shared by compare-peers.py, scsynth_score.py and ref-kernel.c's event list (Debian's Python 3 with
+numpy, soundfile and mido; MIDI through Tests/Shared/toneshaper_smf.py, audio through libsndfile).
 
 - read_midi(path): the Standard MIDI File as notes (channel, key, velocity, on and off in seconds)
   and pitch bends (channel, time, semitones at a range of +-2, ToneShaper's and Csound's default).
@@ -19,76 +20,40 @@ Shared by compare-peers.py, scsynth_score.py and ref-kernel.c's event list (Pyth
 """
 import os
 import struct
+import sys
 
+import mido
 import numpy as np
+import soundfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "Shared"))
+import toneshaper_smf  # noqa: E402
 
 CURVE = ((0.0, 54.0), (0.231, 460.0), (0.846, 54.0), (1.0, 360.0))
 ATTACK, RELEASE = 0.005, 0.08
 
 
 def read_midi(path):
-    """(notes, bends, length_s): notes = [(channel, key, velocity, on_s, off_s)], bends = [(channel, s, semitones)]."""
-    data = open(path, "rb").read()
-    if data[:4] != b"MThd":
-        raise ValueError(f"{path}: not a Standard MIDI File")
-    _, _, ntracks, division = struct.unpack(">IHHH", data[4:14])
-    if division & 0x8000:
-        raise ValueError(f"{path}: SMPTE time division is not supported")
-    pos, raw = 14, []  # raw = (tick, order, kind, fields)
-    for _ in range(ntracks):
-        if data[pos:pos + 4] != b"MTrk":
-            raise ValueError(f"{path}: track chunk expected at byte {pos}")
-        (length,) = struct.unpack(">I", data[pos + 4:pos + 8])
-        p, end, tick, status, order = pos + 8, pos + 8 + length, 0, 0, 0
-        while p < end:
-            delta = 0
-            while True:
-                b = data[p]; p += 1
-                delta = (delta << 7) | (b & 0x7F)
-                if not b & 0x80:
-                    break
-            tick += delta
-            if data[p] & 0x80:
-                status = data[p]; p += 1
-            if status == 0xFF:
-                kind, n = data[p], data[p + 1]
-                if kind == 0x51:
-                    raw.append((tick, order, "tempo", int.from_bytes(data[p + 2:p + 5], "big")))
-                p += 2 + n  # the dense file's meta lengths are < 128
-            elif status in (0xF0, 0xF7):
-                n = 0
-                while True:
-                    b = data[p]; p += 1
-                    n = (n << 7) | (b & 0x7F)
-                    if not b & 0x80:
-                        break
-                p += n
-            else:
-                hi, ch = status & 0xF0, status & 0x0F
-                size = 1 if hi in (0xC0, 0xD0) else 2
-                args = data[p:p + size]; p += size
-                raw.append((tick, order, hi, (ch,) + tuple(args)))
-            order += 1
-        pos = end
-    raw.sort(key=lambda e: (e[0], e[1]))
-    seconds, last_tick, tempo = 0.0, 0, 500_000
+    """(notes, bends, length_s): notes = [(channel, key, velocity, on_s, off_s)], bends = [(channel, s, semitones)].
+    The file is read by the tests' one MIDI reader (Tests/Shared/toneshaper_smf.py, over mido), at
+    the times render plays each message; the length is mido's, to the end of the last track."""
+    events = toneshaper_smf.read(path)
+    length = mido.MidiFile(path).length
     held, notes, bends = {}, [], []
-    for tick, _, kind, fields in raw:
-        seconds += (tick - last_tick) * tempo / 1e6 / division
-        last_tick = tick
-        if kind == "tempo":
-            tempo = fields
-        elif kind == 0x90 and fields[2] > 0:
-            held[(fields[0], fields[1])] = (seconds, fields[2])
-        elif kind in (0x80, 0x90):
-            on = held.pop((fields[0], fields[1]), None)
+    for event in events:
+        status, data = event.data[0], event.data
+        hi, ch = status & 0xF0, status & 0x0F
+        if hi == 0x90 and data[2] > 0:
+            held[(ch, data[1])] = (event.seconds, data[2])
+        elif hi in (0x80, 0x90):
+            on = held.pop((ch, data[1]), None)
             if on:
-                notes.append((fields[0], fields[1], on[1], on[0], seconds))
-        elif kind == 0xE0:
-            bends.append((fields[0], seconds, ((fields[2] << 7 | fields[1]) - 8192) / 8192 * 2))
-    notes.extend((ch, key, vel, on, seconds) for (ch, key), (on, vel) in held.items())
+                notes.append((ch, data[1], on[1], on[0], event.seconds))
+        elif hi == 0xE0:
+            bends.append((ch, event.seconds, ((data[2] << 7 | data[1]) - 8192) / 8192 * 2))
+    notes.extend((ch, key, vel, on, length) for (ch, key), (on, vel) in held.items())
     notes.sort(key=lambda n: (n[3], n[0], n[1]))
-    return notes, bends, seconds
+    return notes, bends, length
 
 
 def curve_hz(t):
@@ -99,42 +64,9 @@ def curve_hz(t):
 
 
 def read_wav(path):
-    """(mono float samples, rate): 16/24/32-bit PCM or 32-bit float WAV, channels summed."""
-    with open(path, "rb") as f:
-        data = f.read()
-    if data[:4] != b"RIFF" or data[8:12] != b"WAVE":
-        raise ValueError(f"{path}: not a WAV file")
-    p, fmt, frames = 12, None, None
-    while p + 8 <= len(data):
-        cid, size = data[p:p + 4], struct.unpack("<I", data[p + 4:p + 8])[0]
-        body = data[p + 8:p + 8 + size]
-        if cid == b"fmt ":
-            tag, channels, rate = struct.unpack("<HHI", body[:8])
-            bits = struct.unpack("<H", body[14:16])[0]
-            if tag == 0xFFFE:
-                tag = struct.unpack("<H", body[24:26])[0]
-            fmt = (tag, channels, rate, bits)
-        elif cid == b"data":
-            frames = body
-        p += 8 + size + (size & 1)
-    if fmt is None or frames is None:
-        raise ValueError(f"{path}: no fmt or data chunk")
-    tag, channels, rate, bits = fmt
-    if tag == 3 and bits == 32:
-        x = np.frombuffer(frames[:len(frames) // 4 * 4], "<f4").astype(np.float64)
-    elif tag == 3 and bits == 64:
-        x = np.frombuffer(frames[:len(frames) // 8 * 8], "<f8")
-    elif tag == 1 and bits == 16:
-        x = np.frombuffer(frames[:len(frames) // 2 * 2], "<i2") / 32768.0
-    elif tag == 1 and bits == 32:
-        x = np.frombuffer(frames[:len(frames) // 4 * 4], "<i4") / 2147483648.0
-    elif tag == 1 and bits == 24:
-        b = np.frombuffer(frames[:len(frames) // 3 * 3], np.uint8).reshape(-1, 3).astype(np.int32)
-        x = ((b[:, 0] | b[:, 1] << 8 | b[:, 2] << 16) << 8 >> 8) / 8388608.0
-    else:
-        raise ValueError(f"{path}: WAV format {tag}/{bits}-bit is not read here")
-    x = x[:len(x) // channels * channels].reshape(-1, channels).sum(axis=1)
-    return x, rate
+    """(mono float samples, rate) through libsndfile (python3-soundfile): channels summed."""
+    x, rate = soundfile.read(path, dtype="float64", always_2d=True)
+    return x.sum(axis=1), rate
 
 
 PROBE_KEY = 81                    # A5: ratio 2, the curve at 108 -> 920 -> 108 -> 720 Hz
@@ -213,11 +145,8 @@ def write_events(midi, path, rate=48000):
 
 
 def write_wav(path, x, rate=48000):
-    """Mono 32-bit float WAV (the self-test's signals)."""
-    data = np.asarray(x, "<f4").tobytes()
-    with open(path, "wb") as f:
-        f.write(b"RIFF" + struct.pack("<I", 36 + len(data)) + b"WAVEfmt " + struct.pack("<IHHIIHH", 16, 3, 1, rate, rate * 4, 4, 32)
-                + b"data" + struct.pack("<I", len(data)) + data)
+    """Mono 32-bit float WAV (the self-test's signals), through libsndfile."""
+    soundfile.write(path, np.asarray(x, "float32"), rate, subtype="FLOAT")
 
 
 def self_test(directory):

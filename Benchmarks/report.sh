@@ -11,7 +11,7 @@
 #      program's pitch checked on a one-note probe and each render's length and sound checked before
 #      its time counts; the two-thread renders round by round, each with the core-to-core round trip
 #      measured just before it.
-# Release builds. Installs csound, scsynth (supercollider-server), fluidsynth, a GM soundfont, numpy,
+# Release builds. Installs csound, scsynth (supercollider-server), fluidsynth, a GM soundfont, numpy, soundfile, mido,
 # gcc and clang from Debian when missing (clang: the Swift toolchain's own is used when it is there).
 # REPORT_NO_BUILD=1 reuses the release builds already in .build and Benchmarks/.build-bench.
 # Usage: bash Benchmarks/report.sh [ROUNDS]   (rounds of the peer comparison and runs per bench figure; default 3)
@@ -26,7 +26,12 @@ command -v fluidsynth >/dev/null || missing+=(fluidsynth)
 command -v scsynth >/dev/null || missing+=(supercollider-server)
 command -v gcc >/dev/null || missing+=(gcc)
 command -v clang >/dev/null || [ -x /opt/swift/usr/bin/clang ] || missing+=(clang)
-python3 -c 'import numpy' 2>/dev/null || missing+=(python3-numpy)
+# Debian's Python, whose numpy, soundfile (libsndfile) and mido apt installs (a pyenv python3 first on
+# PATH would not see them).
+PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
+$PY -c 'import numpy' 2>/dev/null || missing+=(python3-numpy)
+$PY -c 'import soundfile' 2>/dev/null || missing+=(python3-soundfile)
+$PY -c 'import mido' 2>/dev/null || missing+=(python3-mido)
 if ! have_pkg timgm6mb-soundfont && ! have_pkg fluid-soundfont-gm; then missing+=(timgm6mb-soundfont); fi
 if [ ${#missing[@]} -gt 0 ]; then
   echo "report: installing ${missing[*]} (apt-get)" >&2
@@ -47,5 +52,5 @@ echo
 if [ "$VOICES" = 64,256,1024 ]; then echo "(this toneshaper-bench takes no 4096 held voices: measured up to 1024)"; fi
 "$BENCH" --runs "$ROUNDS" --seconds 4 --dense-seconds 30 --voices "$VOICES"
 echo
-python3 Benchmarks/compare-peers.py .build/release/toneshaper --rounds "$ROUNDS" --seconds 30 \
+$PY Benchmarks/compare-peers.py .build/release/toneshaper --rounds "$ROUNDS" --seconds 30 \
   --probe "$BENCH"
