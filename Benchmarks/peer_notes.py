@@ -82,16 +82,26 @@ def write_probe_midi(path):
         f.write(b"MThd" + struct.pack(">IHHH", 6, 0, 1, 480) + b"MTrk" + struct.pack(">I", len(track)) + track)
 
 
+def _read_at(path, rate):
+    """(samples, None) when `path` is a sound file at `rate`; else (None, why). libsndfile's errors
+    are RuntimeErrors (soundfile.LibsndfileError)."""
+    try:
+        x, r = read_wav(path)
+    except (OSError, ValueError, RuntimeError) as e:
+        return None, f"{path}: {e}"
+    if r != rate:
+        return None, f"{path}: {r} Hz, expected {rate}"
+    return x, None
+
+
 def check_pitch(path, kind, rate=48000, n=1024):
     """(ok, message): the probe render's strongest partial follows the curve (or stays at the key's
     pitch for 'fixed') within 3 % (a semitone is 6 %) at each of PROBE_MOMENTS: 1024-sample Hann
     frames centred there, the peak bin refined by a parabola through its neighbours' log magnitudes."""
-    try:
-        x, r = read_wav(path)
-    except (OSError, ValueError) as e:
-        return False, str(e)
-    if r != rate:
-        return False, f"{path}: {r} Hz, expected {rate}"
+    x, problem = _read_at(path, rate)
+    if problem:
+        return False, problem
+    r = rate
     worst, bad = 0.0, []
     for t in PROBE_MOMENTS:
         start = int(t * rate) - n // 2
@@ -117,12 +127,10 @@ def check_pitch(path, kind, rate=48000, n=1024):
 
 def check_output(path, length, rate=48000):
     """(ok, message): the dense render is sound, lasting at least the file's length, not clipped to silence."""
-    try:
-        x, r = read_wav(path)
-    except (OSError, ValueError) as e:
-        return False, str(e)
-    if r != rate:
-        return False, f"{path}: {r} Hz, expected {rate}"
+    x, problem = _read_at(path, rate)
+    if problem:
+        return False, problem
+    r = rate
     seconds = len(x) / r
     if seconds < length - 0.01:
         return False, f"{path}: {seconds:.2f} s of audio, expected at least {length:.2f}"
