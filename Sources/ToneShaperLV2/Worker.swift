@@ -255,17 +255,9 @@ extension Plugin {
                 channels = Array(repeating: shapes.count - 1, count: 16)
                 controls.removeAll { if case .programChange = $0 { true } else { false } }
             case .scale:
-                do {
-                    let text = try TuningError.read(path)
-                    _ = try ScalaScale.parse(text, file: path)
-                    scale = text
-                } catch { throw FileRefusal(line: error.description) }
+                scale = try Self.tuningText(path) { text throws(TuningError) in try ScalaScale.parse(text, file: path) }
             case .keymap:
-                do {
-                    let text = try TuningError.read(path)
-                    _ = try KeyboardMapping.parse(text, file: path)
-                    keymap = text
-                } catch { throw FileRefusal(line: error.description) }
+                keymap = try Self.tuningText(path) { text throws(TuningError) in try KeyboardMapping.parse(text, file: path) }
                 // A map alone maps the keys onto 12-tone equal temperament, Scala's scale by default.
                 if scale == nil { scale = Self.twelveTone }
             }
@@ -287,6 +279,16 @@ extension Plugin {
         } catch {
             throw FileRefusal(line: "\(path): \(error); still playing the \(property.noun) it had")
         }
+    }
+
+    /// A scale or keyboard-map file's text, read within the tuning readers' bound and parsed by
+    /// `check` (the command line's parser) before anything is built; a refusal is that parser's line.
+    static func tuningText<T>(_ path: String, check: (String) throws(TuningError) -> T) throws(FileRefusal) -> String {
+        do {
+            let text = try TuningError.read(path)
+            _ = try check(text)
+            return text
+        } catch { throw FileRefusal(line: error.description) }
     }
 
     /// Scala's 12-tone equal temperament, the scale a keyboard map loaded alone maps.

@@ -141,15 +141,21 @@ struct CLAPPluginTests {
     /// Keys 69 (id 1) and 76 (id 2) on the held 440 Hz shape, `expressions` at frame 4800; the left
     /// channel over the second second.
     static func twoNotes(_ expressions: (EventList) -> Void) throws -> [Double] {
-        let plugin = try #require(CLAPPlugin(state: try state(of: steady).bytes))
+        try notes(on: steady, keys: (69, 76), heard: 48_000..<96_000, expressions)
+    }
+
+    /// Notes id 1 and id 2 started at frame 0 on `shape`, `expressions` at frame 4800, 2 s in 480-frame
+    /// blocks; the left channel over `heard`.
+    static func notes(on shape: String, keys: (Int, Int), heard: Range<Int>, _ expressions: (EventList) -> Void) throws -> [Double] {
+        let plugin = try #require(CLAPPlugin(state: try state(of: shape).bytes))
         let out = plugin.play(frames: 96_000, block: 480) { start, _, list in
             if start == 0 {
-                list.note(Int32(CLAP_EVENT_NOTE_ON), 0, id: 1, key: 69, velocity: 0.8)
-                list.note(Int32(CLAP_EVENT_NOTE_ON), 0, id: 2, key: 76, velocity: 0.8)
+                list.note(Int32(CLAP_EVENT_NOTE_ON), 0, id: 1, key: keys.0, velocity: 0.8)
+                list.note(Int32(CLAP_EVENT_NOTE_ON), 0, id: 2, key: keys.1, velocity: 0.8)
             }
             if start == 4800 { expressions(list) }
         }
-        return Measure.left(out, 48_000..<96_000)
+        return Measure.left(out, heard)
     }
 
     @Test("tuning +1 semitone on one of two notes: its frequency × 2^(1/12), the other's unchanged; by key and channel too")
@@ -192,15 +198,7 @@ struct CLAPPluginTests {
     /// Keys 36 (id 1) and 84 (id 2) on the sweep, four octaves apart (50–100 Hz and 800–1600 Hz):
     /// each note's sound is in a band of its own.
     static func sweepNotes(_ expressions: (EventList) -> Void) throws -> [Double] {
-        let plugin = try #require(CLAPPlugin(state: try state(of: sweep).bytes))
-        let out = plugin.play(frames: 96_000, block: 480) { start, _, list in
-            if start == 0 {
-                list.note(Int32(CLAP_EVENT_NOTE_ON), 0, id: 1, key: 36, velocity: 0.8)
-                list.note(Int32(CLAP_EVENT_NOTE_ON), 0, id: 2, key: 84, velocity: 0.8)
-            }
-            if start == 4800 { expressions(list) }
-        }
-        return Measure.left(out, 48_000..<64_384)
+        try notes(on: sweep, keys: (36, 84), heard: 48_000..<64_384, expressions)
     }
 
     static func bandEnergy(_ x: [Double], _ band: ClosedRange<Double>) -> Double {

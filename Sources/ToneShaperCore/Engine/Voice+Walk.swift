@@ -134,6 +134,10 @@ extension Voice {
         var left = rampLeft
         let gainStep = self.gainStep, gainTarget = self.gainTarget
         let rampFrom = self.rampFrom, rampLength = self.rampLength
+        /// The gain with `left` samples of the ramp to go: from its start, not summed (see `rampFrom`).
+        @inline(__always) func rampedGain(left: Int) -> Double {
+            left == 0 ? gainTarget : rampFrom + Double(rampLength &- left) * gainStep
+        }
         let decay = envelopeDecay, smoothing = envelopeSmoothing
         let steadyGain = SIMD8<Float>(repeating: Float(g))
         let perSample = G.ramps || E.smooths || E.usesRunningValue
@@ -199,7 +203,7 @@ extension Voice {
                 let ramped = (rampFrom + done * gainStep).replacing(with: gainTarget, where: lanes .>= Double(left))
                 gains = SIMD8<Float>(ramped * smoothed)
                 left = Swift.max(0, left &- m)
-                g = left == 0 ? gainTarget : rampFrom + Double(rampLength &- left) * gainStep
+                g = rampedGain(left: left)
                 at.k &+= m; at.j &+= m
                 if at.k >= at.boundary { at.crossBoundary(E.self, period: period, ratio: ratio, decay: decay) }
             } else {
@@ -222,7 +226,7 @@ extension Voice {
                     } else if E.usesRunningValue { at.envelope *= decay }
                     if G.ramps && left > 0 {
                         left -= 1
-                        g = left == 0 ? gainTarget : rampFrom + Double(rampLength &- left) * gainStep
+                        g = rampedGain(left: left)
                     }
                 }
             }
