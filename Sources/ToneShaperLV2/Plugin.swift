@@ -77,6 +77,9 @@ final class Plugin {
     /// `run` has swapped it in), and the lock `save` and the worker's freeing take (never `run`).
     var latest: Setup?
     let lock: UnsafeMutablePointer<pthread_mutex_t>
+    /// The worker's side (`mirror`, `latest`, the settings' reading end) for `save` too, which may
+    /// run beside the worker: taken by each worker request and by `save`, before `lock`, never by `run`.
+    let workerLock: UnsafeMutablePointer<pthread_mutex_t>
 
     init(library: PresetLibrary, sampleRate: Double, midiEventType: LV2_URID, urids: StateURIDs,
          schedule: UnsafeMutablePointer<LV2_Worker_Schedule>?, log: UnsafeMutablePointer<LV2_Log_Log>?,
@@ -109,6 +112,8 @@ final class Plugin {
         request = .allocate(byteCount: WorkRequest.size + WorkRequest.maximumPath, alignment: 8)
         lock = .allocate(capacity: 1)
         pthread_mutex_init(lock, nil)
+        workerLock = .allocate(capacity: 1)
+        pthread_mutex_init(workerLock, nil)
         settings = .allocate(capacity: Self.settingsCapacity)
     }
 
@@ -120,6 +125,7 @@ final class Plugin {
         current.deallocate(); retiring.deallocate(); words.deallocate(); request.deallocate()
         patch.deallocate()
         pthread_mutex_destroy(lock); lock.deallocate()
+        pthread_mutex_destroy(workerLock); workerLock.deallocate()
         controls.deallocate(); applied.deallocate(); defaults.deallocate(); events.deallocate(); settings.deallocate()
     }
 
@@ -289,13 +295,25 @@ struct StateURIDs {
 
 extension Plugin {
     /// The whole instrument (InstrumentState's JSON, as an atom:String: readable in a session
-    /// file) and the shape menu's value it was saved with. The host keeps the ports' values itself.
+    /// file) and the shape menu's value it was saved with. The host keeps the ports' values itself;
+    /// the controls the player set over MIDI since the instrument started (a controller, a
+    /// program, a bend) are the state's, as a file load carries them, so a session reopens as left.
     func save(_ store: LV2_State_Store_Function, _ handle: LV2_State_Handle?) -> LV2_State_Status {
-        let held = holdPlaying()  // save may run beside run() and the worker
+        pthread_mutex_lock(workerLock)  // save may run beside run() and the worker
+        defer { pthread_mutex_unlock(workerLock) }
+        let held = holdPlaying()
         defer { held.release() }
         let setup = held.takeUnretainedValue()
-        let bytes: [UInt8]
-        do { bytes = try setup.instrument.state() } catch {
+        var bytes: [UInt8]
+        do {
+            bytes = try setup.instrument.state()
+            drainSettings()
+            if let controls = mirror?.messages {
+                var state = try InstrumentState(bytes: bytes)
+                state.controls = controls
+                bytes = try state.encoded()
+            }
+        } catch {
             say("the state cannot be saved: \(error)")
             return LV2_STATE_ERR_UNKNOWN
         }

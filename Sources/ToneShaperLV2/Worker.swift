@@ -175,6 +175,8 @@ extension Plugin {
         guard size >= WorkRequest.size else { return LV2_WORKER_ERR_UNKNOWN }
         let request = data.loadUnaligned(as: WorkRequest.self)
         guard let kind = WorkRequest.Kind(rawValue: request.kind) else { return LV2_WORKER_ERR_UNKNOWN }
+        pthread_mutex_lock(workerLock)  // not while save reads the mirror
+        defer { pthread_mutex_unlock(workerLock) }
         if kind == .retire {
             guard let setup = request.setup else { return LV2_WORKER_ERR_UNKNOWN }
             let retired = Unmanaged<Setup>.fromOpaque(setup)

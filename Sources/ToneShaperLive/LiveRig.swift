@@ -26,6 +26,10 @@ public final class LiveRig {
     }
 
     public let session: LiveSession
+    /// The instrument this (control) thread last built and handed over: the first, then each
+    /// `offerRebuilt`. Settings are read from it, never from `session.engine`, whose reference the
+    /// audio thread swaps (reading it here would race with that store).
+    public private(set) var instrument: Instrument
     public let input: LiveInput
     private let feeder: EventFeeder?
     private var played: [TimedMIDIMessage] = []
@@ -43,6 +47,7 @@ public final class LiveRig {
     public init(instrument: Instrument, source: Source, recorder: AudioRecorder? = nil, recordMIDI: Bool = false,
                 channelFilter: UInt8? = nil, ignoresProgramChanges: Bool = false, mirrorsControls: Bool = false) {
         recordsMIDI = recordMIDI
+        self.instrument = instrument
         controls = mirrorsControls ? ControlMirror(engine: instrument.engine) : nil
         // The mirror learns from the applied messages the audio thread reports, as --record-midi does.
         let recordMIDI = recordMIDI || mirrorsControls
@@ -63,7 +68,7 @@ public final class LiveRig {
     /// the mirror starts from them, and `--record-midi` has them at frame 0, so the take re-renders
     /// with them.
     public func restore(_ controls: [MIDIMessage]) {
-        session.engine.restore(controls)
+        instrument.engine.restore(controls)
         for message in controls { self.controls?.observe(message) }
         if recordsMIDI { played += controls.map { TimedMIDIMessage(frame: 0, message: $0) } }
     }
@@ -75,6 +80,7 @@ public final class LiveRig {
     public func offerRebuilt(_ instrument: Instrument) {
         collectPlayed()
         if let controls { instrument.engine.restore(controls.messages) }
+        self.instrument = instrument
         session.offer(instrument)
     }
 

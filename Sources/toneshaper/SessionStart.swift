@@ -182,7 +182,7 @@ struct SessionPlay {
     /// Answers the session manager from the control loop (after `poll()` collected the applied MIDI).
     func serve(_ rig: LiveRig) {
         guard let session, let controls = rig.controls else { return }
-        let engine = rig.session.engine
+        let engine = rig.instrument.engine  // not rig.session's: the audio thread swaps that one
         session.serve(controls: controls) {
             try InstrumentState(engine: engine, mirror: controls, scale: tuningText.0, keymap: tuningText.1,
                                 channelFilter: channelFilter, ignoresProgramChanges: ignoresProgramChanges, gain: gain)

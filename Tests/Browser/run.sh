@@ -12,7 +12,7 @@ if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; the
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends chromium chromium-driver fonts-dejavu-core </dev/null >/dev/null
 fi
-if ! python3 -c "import pytest, selenium, numpy" 2>/dev/null; then
+if ! python3 -c "import pytest, selenium, numpy, soundfile" 2>/dev/null; then
   echo "toneshaper: installing the browser tests' Python packages (pip)" >&2
   python3 -m pip install -q -r Tests/Browser/requirements.txt </dev/null
 fi

@@ -102,6 +102,9 @@ extension RealJACKServer {
                 followed += player.poll().filter { if case .sampleRateFollowed = $0 { true } else { false } }
                 return !followed.isEmpty
             }, seconds: 3)
+            // The control thread reads settings (a session's save) from the instrument it built last,
+            // never through the session, whose reference the audio thread swaps.
+            #expect(player.rig.instrument.engine.sampleRate == 44_100)
             Self.waitFor { player.poll(); return player.isFinished }
             let summary = player.stop()
 

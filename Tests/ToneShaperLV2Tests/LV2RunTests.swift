@@ -119,4 +119,33 @@ struct LV2RunTests {
         #expect(abs(quiet.after / plain.after - turnedDown) < 0.01,
                 "after the load: \(quiet.after / plain.after) of its loudness, before: \(turnedDown)")
     }
+
+    @Test("a controller moved over MIDI (CC 7, volume) is in the state the host saves: a session reopened in a new instance plays as quietly as it was left")
+    func controllersAreSaved() throws {
+        func note(_ host: LV2TestHost, first: [LV2TestHost.Event]) -> Double {
+            func block(_ events: [LV2TestHost.Event]) -> [Float] {
+                host.fill(events)
+                host.audioTurn(frames: 256)
+                host.workerTurn()
+                return Array(UnsafeBufferPointer(start: host.left, count: 256))
+            }
+            _ = block(first)
+            var audio = block([.midi(frame: 0, [0x90, 69, 100])])
+            for _ in 0..<30 { audio += block([]) }
+            _ = block([.midi(frame: 0, [0x80, 69, 0])])
+            for _ in 0..<20 { _ = block([]) }
+            let steady = audio[2_000..<7_000]
+            return (steady.reduce(0) { $0 + Double($1 * $1) } / Double(steady.count)).squareRoot()
+        }
+        let played = try LV2TestHost(bundle: Self.repository), plain = try LV2TestHost(bundle: Self.repository)
+        let quiet = note(played, first: [.midi(frame: 0, [0xB0, 7, 40])])
+        let full = note(plain, first: [])
+        #expect(played.drains == 0, "nothing asked the worker for the settings before the save")
+        let state = try played.saveState()
+        let reopened = try LV2TestHost(bundle: Self.repository)
+        try reopened.restoreState(state)
+        let again = note(reopened, first: [])
+        #expect(quiet / full < 0.8, "CC 7 = 40 left the note at \(quiet / full) of its loudness")
+        #expect(abs(again / full - quiet / full) < 0.01, "reopened: \(again / full) of its loudness, as left: \(quiet / full)")
+    }
 }

@@ -174,6 +174,51 @@ final class LV2TestHost {
         }
     }
 
+    /// A saved state as a host keeps it: each key's value bytes and type.
+    typealias State = [UInt32: (value: [UInt8], type: UInt32)]
+
+    /// The plugin's state, saved through its state:interface as a host saves a session.
+    func saveState() throws -> State {
+        let interface = try descriptor.pointee.extension_data("http://lv2plug.in/ns/ext/state#interface")
+            .unwrap("no state interface").assumingMemoryBound(to: LV2_State_Interface.self)
+        final class Box { var state: State = [:] }
+        let box = Box()
+        let status = interface.pointee.save(handle, { handle, key, value, size, type, _ in
+            let box = Unmanaged<Box>.fromOpaque(handle!).takeUnretainedValue()
+            box.state[key] = (Array(UnsafeRawBufferPointer(start: value, count: size)), type)
+            return LV2_STATE_SUCCESS
+        }, Unmanaged.passUnretained(box).toOpaque(), 0, nil)
+        guard status == LV2_STATE_SUCCESS else { throw LV2TestError(description: "save returned \(status)") }
+        return box.state
+    }
+
+    /// Restores `state` (another instance's, a session reopened) through the state:interface.
+    func restoreState(_ state: State) throws {
+        let interface = try descriptor.pointee.extension_data("http://lv2plug.in/ns/ext/state#interface")
+            .unwrap("no state interface").assumingMemoryBound(to: LV2_State_Interface.self)
+        final class Box {
+            let values: [UInt32: (pointer: UnsafeMutableRawPointer, size: Int, type: UInt32)]
+            init(_ state: State) {
+                values = state.mapValues { entry in
+                    let p = UnsafeMutableRawPointer.allocate(byteCount: max(1, entry.value.count), alignment: 16)
+                    entry.value.withUnsafeBytes { p.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+                    return (p, entry.value.count, entry.type)
+                }
+            }
+            deinit { for entry in values.values { entry.pointer.deallocate() } }
+        }
+        let box = Box(state)
+        let status = interface.pointee.restore(handle, { handle, key, size, type, flags in
+            let box = Unmanaged<Box>.fromOpaque(handle!).takeUnretainedValue()
+            guard let entry = box.values[key] else { return nil }
+            size?.pointee = entry.size; type?.pointee = entry.type
+            flags?.pointee = UInt32(LV2_STATE_IS_POD.rawValue | LV2_STATE_IS_PORTABLE.rawValue)
+            return UnsafeRawPointer(entry.pointer)
+        }, Unmanaged.passUnretained(box).toOpaque(), 0, nil)
+        withExtendedLifetime(box) {}
+        guard status == LV2_STATE_SUCCESS else { throw LV2TestError(description: "restore returned \(status)") }
+    }
+
     /// The patch:Set messages on the notify port after the last block: property index → path.
     func announced() -> [Int: String] {
         var found: [Int: String] = [:]
