@@ -16,20 +16,24 @@ import Darwin
 /// `prepare` runs before each timed run, untimed (e.g. a fresh engine, so that idle helper threads
 /// of earlier runs' engines are not napping and waking beside the timed one).
 func medianOf(_ runs: Int, prepare: () -> Void = {}, _ body: () -> Void) -> (median: Double, all: [Double]) {
-    var all: [Double] = [], cpu: [Double] = []
+    var all: [Double] = []
     for _ in 0..<max(1, runs) {
         prepare()
-        let c0 = threadCPUNanoseconds()
-        let t0 = monotonicNanoseconds()
-        body()
-        let t1 = monotonicNanoseconds()
-        let c1 = threadCPUNanoseconds()
-        all.append(Double(t1 - t0) * 1e-9)
-        cpu.append(Double(c1 - c0) * 1e-9)
+        all.append(timed(body))
     }
-    let i = all.indices.sorted { all[$0] < all[$1] }[all.count / 2]
-    timingLog.note(wall: all[i], cpu: cpu[i])
-    return (all[i], all)
+    return (all.sorted()[all.count / 2], all)
+}
+
+/// `body`'s wall-clock time in seconds; how much of it the thread was off the CPU goes to `timingLog`.
+func timed(_ body: () -> Void) -> Double {
+    let c0 = threadCPUNanoseconds()
+    let t0 = monotonicNanoseconds()
+    body()
+    let t1 = monotonicNanoseconds()
+    let c1 = threadCPUNanoseconds()
+    let wall = Double(t1 - t0) * 1e-9
+    timingLog.note(wall: wall, cpu: Double(c1 - c0) * 1e-9)
+    return wall
 }
 
 /// CPU time of the calling thread (CLOCK_THREAD_CPUTIME_ID): excludes time the thread was preempted.
@@ -39,10 +43,10 @@ func medianOf(_ runs: Int, prepare: () -> Void = {}, _ body: () -> Void) -> (med
     return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
 }
 
-/// How much of each median run the thread spent off the CPU (a busy machine shows here).
+/// How much of each timed run the thread spent off the CPU (a busy machine shows here).
 final class TimingLog: @unchecked Sendable {
-    var worstBestOffCPU = 0.0
-    func note(wall: Double, cpu: Double) { worstBestOffCPU = max(worstBestOffCPU, max(0, 1 - cpu / wall)) }
+    var worstOffCPU = 0.0
+    func note(wall: Double, cpu: Double) { worstOffCPU = max(worstOffCPU, max(0, 1 - cpu / wall)) }
 }
 let timingLog = TimingLog()
 

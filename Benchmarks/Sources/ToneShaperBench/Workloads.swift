@@ -47,59 +47,94 @@ struct HeldResult {
 }
 
 /// `voices` held notes of one wave rendered through Engine.render(frames:events:into:) in
-/// 256-frame calls; each timed run renders `seconds` more seconds of the same held chord.
+/// 256-frame calls; each timed run renders more of the same held chord.
 ///
 /// Beyond 1024 voices the notes are spread over engines of 1024 voices each (16 channels hold at
 /// most 2048 distinct keys, and a key held twice on a channel retriggers its voice), rendered one
 /// after another each block, their warm-ups staggered so no two read the tables in step: every
 /// voice's state and every table read is the engines' own, as one larger pool's would be.
-func benchHeld(wave program: Int, voices: Int, seconds: Double, runs: Int, block: Int = 256) -> HeldResult {
-    let rate = 48_000.0
-    let engineCount = (voices + 1023) / 1024
-    precondition(voices % engineCount == 0, "\(voices) voices do not split evenly into engines of 1024")
-    let perEngine = voices / engineCount
-    var config = EngineConfiguration(sampleRate: rate, voices: perEngine)
-    config.maxBlock = block
-    config.masterGain = 0.02  // 256 voices summed would clip; clipping is counted either way
-    config.channelPresets = Array(repeating: program, count: 16)
-    let engines = (0..<engineCount).map { _ in Engine(library: BenchShapes.library, configuration: config) }
-    let out = UnsafeMutablePointer<Float>.allocate(capacity: 2 * block)
-    defer { out.deallocate() }
-    var events: [EngineEvent] = (0..<perEngine).map {
-        let (c, n) = heldNote($0, of: perEngine)
-        return EngineEvent(offset: 0, .noteOn(channel: c, note: n, velocity: 100))
-    }
-    let none = UnsafeBufferPointer<EngineEvent>(start: nil, count: 0)
-    for (e, engine) in engines.enumerated() {
-        // Warm-up (untimed): start the notes and get past their 5 ms attack; each engine 37 whole
-        // blocks after the last, so their phases and curve positions differ. Whole blocks only: a
-        // stagger of a few frames (13 once) left engines 1–3 off their control grid, so each
-        // 256-frame call rendered every voice in two pieces (243 + 13 frames, say), with partial
-        // groups of eight at the cuts: the whole of 4096's 15–20 % over 1024, which renders on the grid.
-        events.withUnsafeBufferPointer { engine.render(frames: block, events: $0, into: out) }
-        for _ in 0..<(37 * e) { engine.render(frames: block, events: none, into: out) }
-        for _ in 0..<Int(0.1 * rate) / block { engine.render(frames: block, events: none, into: out) }
-        let active = engine.activeVoiceCount
-        precondition(active == perEngine, "expected \(perEngine) sounding voices, got \(active)")
-    }
-    events.removeAll()
-
-    let blocks = Int(seconds * rate) / block
+final class HeldChord {
+    let voices: Int, frames: Int, block: Int
+    let engines: [Engine]
+    let out: UnsafeMutablePointer<Float>
     var allocations: Int64 = 0
     var checksum: Float = 0
-    let timing = medianOf(runs) {
-        bench_alloc_start()
-        for _ in 0..<blocks {
-            for engine in engines {
-                engine.render(frames: block, events: none, into: out)
-                checksum += out[0]
-            }
+    var times: [Double] = []
+
+    /// A run renders `seconds` of audio, and at fewer than 1024 voices proportionally more (64
+    /// voices: 16 × `seconds`), so every count is timed over the same work and the same stretch of
+    /// time: the machine's speed drifts over seconds (host neighbours; seen as 15 vs 20 ms runs
+    /// inside one process), and a short run caught in a slow stretch made 64 voices look 45 % dearer.
+    init(wave program: Int, voices: Int, seconds: Double, block: Int = 256) {
+        let rate = 48_000.0
+        self.voices = voices
+        self.block = block
+        let engineCount = (voices + 1023) / 1024
+        precondition(voices % engineCount == 0, "\(voices) voices do not split evenly into engines of 1024")
+        let perEngine = voices / engineCount
+        var config = EngineConfiguration(sampleRate: rate, voices: perEngine)
+        config.maxBlock = block
+        config.masterGain = 0.02  // 256 voices summed would clip; clipping is counted either way
+        config.channelPresets = Array(repeating: program, count: 16)
+        let engines = (0..<engineCount).map { _ in Engine(library: BenchShapes.library, configuration: config) }
+        let out = UnsafeMutablePointer<Float>.allocate(capacity: 2 * block)
+        self.engines = engines
+        self.out = out
+        var events: [EngineEvent] = (0..<perEngine).map {
+            let (c, n) = heldNote($0, of: perEngine)
+            return EngineEvent(offset: 0, .noteOn(channel: c, note: n, velocity: 100))
         }
-        allocations = max(allocations, bench_alloc_stop())
+        let none = UnsafeBufferPointer<EngineEvent>(start: nil, count: 0)
+        for (e, engine) in engines.enumerated() {
+            // Warm-up (untimed): start the notes and get past their 5 ms attack; each engine 37 whole
+            // blocks after the last, so their phases and curve positions differ. Whole blocks only: a
+            // stagger of a few frames (13 once) left engines 1–3 off their control grid, so each
+            // 256-frame call rendered every voice in two pieces (243 + 13 frames, say), with partial
+            // groups of eight at the cuts: the whole of 4096's 15–20 % over 1024, which renders on the grid.
+            events.withUnsafeBufferPointer { engine.render(frames: block, events: $0, into: out) }
+            for _ in 0..<(37 * e) { engine.render(frames: block, events: none, into: out) }
+            for _ in 0..<Int(0.1 * rate) / block { engine.render(frames: block, events: none, into: out) }
+            let active = engine.activeVoiceCount
+            precondition(active == perEngine, "expected \(perEngine) sounding voices, got \(active)")
+        }
+        events.removeAll()
+        self.frames = Int(seconds * rate * Double(max(1, 1024 / voices))) / block * block
     }
-    blackHole(checksum)
-    return HeldResult(voices: voices, frames: blocks * block, median: timing.median, all: timing.all,
-                      allocations: allocations, active: engines.reduce(0) { $0 + $1.activeVoiceCount })
+
+    deinit { out.deallocate() }
+
+    /// One timed run (its time kept in `times`).
+    func run() {
+        let none = UnsafeBufferPointer<EngineEvent>(start: nil, count: 0)
+        let blocks = frames / block
+        let time = timed {
+            bench_alloc_start()
+            for _ in 0..<blocks {
+                for engine in engines {
+                    engine.render(frames: block, events: none, into: out)
+                    checksum += out[0]
+                }
+            }
+            allocations = max(allocations, bench_alloc_stop())
+        }
+        times.append(time)
+    }
+
+    var result: HeldResult {
+        blackHole(checksum)
+        let sorted = times.sorted()
+        return HeldResult(voices: voices, frames: frames, median: sorted[sorted.count / 2], all: times,
+                          allocations: allocations, active: engines.reduce(0) { $0 + $1.activeVoiceCount })
+    }
+}
+
+/// Held chords of one wave at each count in `voiceCounts`, timed in interleaved rounds (every
+/// count once per round, `runs` rounds): a slow stretch of the machine hits all counts alike, so
+/// the comparison between counts (is the cost flat?) holds even when the absolute figure drifts.
+func benchHeld(wave program: Int, voiceCounts: [Int], seconds: Double, runs: Int) -> [HeldResult] {
+    let chords = voiceCounts.map { HeldChord(wave: program, voices: $0, seconds: seconds) }
+    for _ in 0..<max(1, runs) { for chord in chords { chord.run() } }
+    return chords.map(\.result)
 }
 
 struct DenseResult {

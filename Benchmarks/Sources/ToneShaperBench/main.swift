@@ -67,8 +67,8 @@ if only.contains("a") {
     print("   " + pad("workload", 28) + lpad("ns/voice-sample", 16) + lpad("voices/core", 13) + lpad("allocs", 8) + "   runs")
     for (name, program, key) in [("sine", 0, "sine"), ("band-limited saw", 1, "saw"), ("Fourier saw, 10 terms", 3, "fourier")]
         where waveFilter.contains(key) {
-        for voices in voiceCounts {
-            let r = benchHeld(wave: program, voices: voices, seconds: seconds, runs: runs)
+        for r in benchHeld(wave: program, voiceCounts: voiceCounts, seconds: seconds, runs: runs) {
+            let voices = r.voices
             if program == 0 && voices == 64 { engineSine64 = r.nsPerVoiceSample }
             print("   " + pad("\(name), \(voices) voices", 28) + lpad(fmt(r.nsPerVoiceSample), 16)
                   + lpad(fmt(r.voicesPerCore, 0), 13) + lpad(String(r.allocations), 8) + "   " + runsText(r.all))
@@ -112,7 +112,7 @@ if only.contains("c") {
     let cPoly = benchCReference(voices: 64, seconds: seconds, runs: runs, poly: true)
     let sLibm = SwiftReference.bench(voices: 64, seconds: seconds, runs: runs, poly: false)
     let sPoly = SwiftReference.bench(voices: 64, seconds: seconds, runs: runs, poly: true)
-    if engineSine64 == 0 { engineSine64 = benchHeld(wave: 0, voices: 64, seconds: seconds, runs: runs).nsPerVoiceSample }
+    if engineSine64 == 0 { engineSine64 = benchHeld(wave: 0, voiceCounts: [64], seconds: seconds, runs: runs)[0].nsPerVoiceSample }
     print("   " + pad("kernel", 52) + lpad("ns/voice-sample", 16))
     print("   " + pad("C -O3, libm sin, double phase (the reference)", 52) + lpad(fmt(cLibm.ns), 16))
     print("   " + pad("C -O3, engine's float polynomial sin", 52) + lpad(fmt(cPoly.ns), 16))
@@ -145,8 +145,8 @@ if only.contains("d") {
     print("")
 }
 
-print("Timing: wall clock (CLOCK_MONOTONIC), median run; the process was off-CPU for \(fmt(100 * timingLog.worstBestOffCPU, 1)) % of")
-print("the worst median run (wall vs. thread CPU time): above a few % the machine was busy and figures are pessimistic.")
+print("Timing: wall clock (CLOCK_MONOTONIC), median run; the process was off-CPU for \(fmt(100 * timingLog.worstOffCPU, 1)) % of")
+print("its worst timed run (wall vs. thread CPU time): above a few % the machine was busy and figures are pessimistic.")
 print("")
 print("Summary (machine-readable):")
 for line in summary.lines { print(line) }
