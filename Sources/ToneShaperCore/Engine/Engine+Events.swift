@@ -24,7 +24,7 @@ extension Engine {
         case .pitchBend(let c, let value):
             parts[Int(c & 15)].bendValue = Double(value)
             // A zone manager's bend adds to every member's own.
-            for p in reach(of: Int(c & 15)) { parts[p].ratio = currentRatio(part: p) }
+            for p in reach(of: Int(c & 15)) { refreshRatio(part: p) }
         case .channelPressure(let c, let pressure):
             if let a = controllerMap.assignment(channel: c & 15, source: .channelPressure) {
                 let value = a.value(for: pressure)

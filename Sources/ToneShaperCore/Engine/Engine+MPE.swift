@@ -32,7 +32,7 @@ extension Engine {
                 parts[p].bendRange = layout.defaultBendRange(part: p)
             }
             parts[p].manager = manager
-            parts[p].ratio = currentRatio(part: p)
+            refreshRatio(part: p)
         }
     }
 

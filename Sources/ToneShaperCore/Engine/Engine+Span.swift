@@ -54,7 +54,13 @@ extension Engine {
         if part.pointee.vibratoDepth > 0 {
             part.pointee.vibratoPhase = fractionalPart(part.pointee.vibratoPhase + 5.5 * (Double(maxBlock) / sampleRate))
         }
-        part.pointee.ratio = currentRatio(part: p)
+        // Sixteen parts at every period: exp2 only when bend or vibrato moved (the same bits as
+        // recomputing: every writer of `ratio` keeps the semitones it is of, see `refreshRatio`).
+        let semitones = currentSemitones(part: p)
+        if semitones != part.pointee.ratioSemitones {
+            part.pointee.ratioSemitones = semitones
+            part.pointee.ratio = _exp2(semitones / 12)
+        }
         // Pan moves linearly across the coming period, from where the last one ended.
         part.pointee.panFromLeft = part.pointee.panLeft
         part.pointee.panFromRight = part.pointee.panRight

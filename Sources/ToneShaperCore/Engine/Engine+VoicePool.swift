@@ -105,14 +105,25 @@ extension Engine {
             slot.pointee.requantize(table: presets)
             slot.pointee.updateStep(sampleRate: sampleRate)
         }
-        parts[p].ratio = currentRatio(part: p)
+        refreshRatio(part: p)
         part.pointee.aimPan()
         part.pointee.panFromLeft = part.pointee.panLeft; part.pointee.panFromRight = part.pointee.panRight
     }
 
     /// The part's pitch ratio: bend (in MPE plus its zone manager's bend), plus vibrato at its
     /// current LFO phase.
-    func currentRatio(part p: Int) -> Double {
+    func currentRatio(part p: Int) -> Double { _exp2(currentSemitones(part: p) / 12) }
+
+    /// Sets the part's `ratio` from its bend and vibrato now, with the semitones it is of (so a
+    /// tick whose semitones are the same may keep it: every writer of `ratio` comes here or to the tick).
+    func refreshRatio(part p: Int) {
+        let semitones = currentSemitones(part: p)
+        parts[p].ratioSemitones = semitones
+        parts[p].ratio = _exp2(semitones / 12)
+    }
+
+    /// The bend (the part's, its zone manager's) and vibrato in semitones: `currentRatio`'s exponent.
+    @inline(__always) func currentSemitones(part p: Int) -> Double {
         let part = parts[p]
         var semitones = part.bendValue / 8192 * part.bendRange
         if part.manager >= 0 {
@@ -120,7 +131,7 @@ extension Engine {
             semitones += manager.bendValue / 8192 * manager.bendRange
         }
         if part.vibratoDepth > 0 { semitones += part.vibratoDepth * Double(fastSin2Pi(Float(part.vibratoPhase))) }
-        return _exp2(semitones / 12)
+        return semitones
     }
 
     /// A voice whose release has ended: free it, or start the note that stole it.

@@ -52,8 +52,10 @@ struct Part {
     var aimedPan = Double.nan
     /// Voices of this part playing a slot of their own (per-note fidelity): their slots glide at its ticks.
     var privateSlots = 0
-    /// Pads a part to whole cache lines (256 bytes).
-    var cacheLinePadding = 0
+    /// The semitones `ratio` was last computed from at a tick (NaN: none yet): a tick whose bend and
+    /// vibrato give the same semitones keeps the ratio instead of calling exp2 again (same bits).
+    /// It takes the place of the padding that kept a part at whole cache lines (256 bytes).
+    var ratioSemitones = Double.nan
 
     /// Equal-power gains for the current pan position: the end of the next pan ramp. Computed only
     /// when the position moved (this runs every control period for every sounding part).

@@ -19,7 +19,7 @@ extension Engine {
             part.pointee.vibratoPhase = 0
             part.pointee.audible = false
             part.pointee.quietFrames = 0
-            part.pointee.ratio = currentRatio(part: p)
+            refreshRatio(part: p)
             part.pointee.aimPan()
             part.pointee.panFromLeft = part.pointee.panLeft
             part.pointee.panFromRight = part.pointee.panRight
