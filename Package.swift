@@ -88,8 +88,11 @@ let package = Package(
         .target(name: "ToneShaperRealtime", dependencies: ["CThreadPlacement"]),
         // libsndfile writer/reader, the Ogg Vorbis writer, the recorder's disk thread, and the one
         // way an offline render reaches a file (render, render-shape, the editor's Export).
+        // Built for the core's CPU too: its Float → 16-bit conversion of every sample written is eight
+        // lanes, one instruction each on AVX2 rather than two SSE halves.
         .target(name: "ToneShaperAudioFile", dependencies: ["CSndFile", "CVorbis", "ToneShaperRealtime", "ToneShaperCore",
-                                                            "ToneShaperMIDI", "ToneShaperInstrument"]),
+                                                            "ToneShaperMIDI", "ToneShaperInstrument"],
+                swiftSettings: [.unsafeFlags(coreCPUFlags, .when(configuration: .release))]),
         // ALSA sequencer input and PCM output: thin Swift over the C API.
         .target(name: "ToneShaperALSA", dependencies: ["CALSA", "CALSAShim", "ToneShaperMIDI", "ToneShaperRealtime"]),
         // Live play with no backend in it: MIDI messages in (with a source and a frame) -> lock-free
