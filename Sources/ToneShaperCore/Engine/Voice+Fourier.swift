@@ -90,7 +90,8 @@ extension Voice {
                 let w = reciprocal(k)
                 sumA += ya * w; sumB += yb * w
             }
-            return (0.5 - sumA / Double.pi, 0.5 - sumB / Double.pi)
+            // A multiply by 1/π, not a division per lane (one rounding more, within the Float output's).
+            return (0.5 - sumA * (1 / Double.pi), 0.5 - sumB * (1 / Double.pi))
         }
     }
 }

@@ -74,20 +74,20 @@ struct ScratchSink: VoiceSink {
     }
 }
 
-/// `ScratchSink` plus the phase in Double, for the Fourier series whose high partials need it.
+/// The phase in Double and the gain, for the Fourier series whose high partials need the Double
+/// (no Float copy: the series never reads one).
 struct PreciseScratchSink: VoiceSink {
-    let phase: UnsafeMutablePointer<Float>, precisePhase: UnsafeMutablePointer<Double>, gain: UnsafeMutablePointer<Float>
-    init(_ scratch: VoiceScratch) { phase = scratch.phase; precisePhase = scratch.precisePhase; gain = scratch.gain }
+    let precisePhase: UnsafeMutablePointer<Double>, gain: UnsafeMutablePointer<Float>
+    init(_ scratch: VoiceScratch) { precisePhase = scratch.precisePhase; gain = scratch.gain }
     static var groups: Bool { false }
     @inline(__always) mutating func choose(frequency: Double) {}
     @inline(__always) mutating func put(_ n: Int, _ m: Int, phases: SIMD8<Double>, gains: SIMD8<Float>) {
         let wrapped = wrappedPhases(phases)
         if m == 8 {
             UnsafeMutableRawPointer(precisePhase + n).storeBytes(of: wrapped, as: SIMD8<Double>.self)
-            UnsafeMutableRawPointer(phase + n).storeBytes(of: SIMD8<Float>(wrapped), as: SIMD8<Float>.self)
             UnsafeMutableRawPointer(gain + n).storeBytes(of: gains, as: SIMD8<Float>.self)
         } else {
-            for i in 0..<m { precisePhase[n + i] = wrapped[i]; phase[n + i] = Float(wrapped[i]); gain[n + i] = gains[i] }
+            for i in 0..<m { precisePhase[n + i] = wrapped[i]; gain[n + i] = gains[i] }
         }
     }
 }
