@@ -78,23 +78,29 @@ struct LV2RunTests {
         #expect(abs(f1 - 330) < 0.5, "\(f1) Hz")
         #expect(abs(f2 - 495) < 0.5, "\(f2) Hz")
     }
+    /// One 256-frame block with `events` (the worker's turn after it); the left channel.
+    static func block(_ host: LV2TestHost, _ events: [LV2TestHost.Event]) -> [Float] {
+        host.fill(events)
+        host.audioTurn(frames: 256)
+        host.workerTurn()
+        return Array(UnsafeBufferPointer(start: host.left, count: 256))
+    }
+
+    /// A4 played for 31 blocks and released: the RMS of a steady stretch of it.
+    static func noteLoudness(_ host: LV2TestHost) -> Double {
+        var audio = block(host, [.midi(frame: 0, [0x90, 69, 100])])
+        for _ in 0..<30 { audio += block(host, []) }
+        _ = block(host, [.midi(frame: 0, [0x80, 69, 0])])
+        for _ in 0..<20 { _ = block(host, []) }
+        let steady = audio[2_000..<7_000]
+        return (steady.reduce(0) { $0 + Double($1 * $1) } / Double(steady.count)).squareRoot()
+    }
+
     /// The root note's loudness (RMS of a steady stretch) before and after a shape file is loaded,
     /// with `first` sent before anything else.
     static func loudness(_ host: LV2TestHost, first: [LV2TestHost.Event], shape: String) -> (before: Double, after: Double) {
-        func block(_ events: [LV2TestHost.Event]) -> [Float] {
-            host.fill(events)
-            host.audioTurn(frames: 256)
-            host.workerTurn()
-            return Array(UnsafeBufferPointer(start: host.left, count: 256))
-        }
-        func note() -> Double {
-            var audio = block([.midi(frame: 0, [0x90, 69, 100])])
-            for _ in 0..<30 { audio += block([]) }
-            _ = block([.midi(frame: 0, [0x80, 69, 0])])
-            for _ in 0..<20 { _ = block([]) }
-            let steady = audio[2_000..<7_000]
-            return (steady.reduce(0) { $0 + Double($1 * $1) } / Double(steady.count)).squareRoot()
-        }
+        func block(_ events: [LV2TestHost.Event]) -> [Float] { Self.block(host, events) }
+        func note() -> Double { noteLoudness(host) }
         _ = block(first)
         let before = note()
         _ = block([.set(frame: 0, property: FileProperty.shape.rawValue, path: shape)])
@@ -123,19 +129,8 @@ struct LV2RunTests {
     @Test("a controller moved over MIDI (CC 7, volume) is in the state the host saves: a session reopened in a new instance plays as quietly as it was left")
     func controllersAreSaved() throws {
         func note(_ host: LV2TestHost, first: [LV2TestHost.Event]) -> Double {
-            func block(_ events: [LV2TestHost.Event]) -> [Float] {
-                host.fill(events)
-                host.audioTurn(frames: 256)
-                host.workerTurn()
-                return Array(UnsafeBufferPointer(start: host.left, count: 256))
-            }
-            _ = block(first)
-            var audio = block([.midi(frame: 0, [0x90, 69, 100])])
-            for _ in 0..<30 { audio += block([]) }
-            _ = block([.midi(frame: 0, [0x80, 69, 0])])
-            for _ in 0..<20 { _ = block([]) }
-            let steady = audio[2_000..<7_000]
-            return (steady.reduce(0) { $0 + Double($1 * $1) } / Double(steady.count)).squareRoot()
+            _ = Self.block(host, first)
+            return Self.noteLoudness(host)
         }
         let played = try LV2TestHost(bundle: Self.repository), plain = try LV2TestHost(bundle: Self.repository)
         let quiet = note(played, first: [.midi(frame: 0, [0xB0, 7, 40])])
