@@ -17,27 +17,20 @@ struct EchoLine {
     var volume: Float = 0
     var volumeTarget: Float = 0
     let glide: Double
-    /// Whether `buffer` is this line's own (not a share of a block the engine holds).
-    let ownsBuffer: Bool
 
     /// Samples a line holds for a longest delay of `maxDelaySeconds`.
     static func capacity(maxDelaySeconds: Double, sampleRate: Double) -> Int { Int(maxDelaySeconds * sampleRate) + 4 }
 
-    /// A line over `storage` (`capacity` zeroed samples, kept by the caller) or, without, its own.
-    init(maxDelaySeconds: Double, sampleRate: Double, storage: UnsafeMutablePointer<Float>? = nil) {
+    /// A line over `storage`: `capacity` zeroed samples of the engine's echo block (`Engine.echoBlock`),
+    /// which the engine keeps and frees.
+    init(maxDelaySeconds: Double, sampleRate: Double, storage: UnsafeMutablePointer<Float>) {
         capacity = EchoLine.capacity(maxDelaySeconds: maxDelaySeconds, sampleRate: sampleRate)
-        // Zeroed by the kernel page by page as the echo first writes there (calloc of this size maps
-        // fresh pages): sixteen parts' two seconds are 6 MB, which an engine that never echoes
-        // need not clear, and one that does clears on the threads that render.
-        ownsBuffer = storage == nil
-        buffer = storage ?? calloc(capacity, MemoryLayout<Float>.stride)!.assumingMemoryBound(to: Float.self)
+        buffer = storage
         delaySamples = 0.25 * sampleRate
         delayTarget = delaySamples
         glide = 1 - _exp(-1 / (0.05 * sampleRate))  // ~50 ms glide
         volumeMaxStep = Float(1 / (0.02 * sampleRate))
     }
-
-    func deallocate() { if ownsBuffer { free(buffer) } }
 
     mutating func clear() {
         buffer.update(repeating: 0, count: capacity)

@@ -239,7 +239,6 @@ public final class Engine: @unchecked Sendable {
         for i in 0..<presets.count { installed[i]?.deallocate() }
         installed.deallocate()
         for i in 0..<slotCount { slots[i].deallocate() }
-        for p in 0..<16 { parts[p].echo.deallocate() }
         Engine.freeEchoBlock(echoStorage, bytes: 16 * parts[0].echo.capacity * MemoryLayout<Float>.stride)
         slots.deinitialize(count: slotCount); slots.deallocate(); slotUsers.deallocate()
         parts.deinitialize(count: 16); UnsafeMutableRawPointer(parts).deallocate()
