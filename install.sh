@@ -105,8 +105,12 @@ fi
 manuals="$(mktemp -d)"
 stage=""
 trap 'rm -rf "$manuals" ${stage:+"$stage"}' EXIT
-swift build --product generate-manual > "$manuals/build.log" 2>&1 || { cat "$manuals/build.log" >&2; exit 1; }
-"$(swift build --show-bin-path)/generate-manual" "$bin" --multi-page --date "$(date -u -d "@${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}" +%Y-%m-%d)" \
+# It is swift-argument-parser's own tool, not ours: built once, again only when the packages resolve anew.
+generate_manual="$(swift build --show-bin-path)/generate-manual"
+if [ ! -x "$generate_manual" ] || [ Package.resolved -nt "$generate_manual" ]; then
+  swift build --product generate-manual > "$manuals/build.log" 2>&1 || { cat "$manuals/build.log" >&2; exit 1; }
+fi
+"$generate_manual" "$bin" --multi-page --date "$(date -u -d "@${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}" +%Y-%m-%d)" \
   --output-directory "$manuals" >/dev/null
 # generate-manual writes each help paragraph as one line and paragraphs apart with a blank line;
 # mdoc wants .Pp between paragraphs and each sentence on a line of its own (mandoc -T lint). A

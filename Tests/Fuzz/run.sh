@@ -3,6 +3,7 @@
 #
 #   bash Tests/Fuzz/run.sh [SECONDS_PER_TARGET]          default 20 seconds per target
 #   TONESHAPER_FUZZ_TARGETS="shape map" bash Tests/Fuzz/run.sh 300     only some targets
+#   TONESHAPER_FUZZ_JOBS=1 bash Tests/Fuzz/run.sh                   one target at a time (default: one per core)
 #
 #   midi    Standard MIDI Files   MIDIFile.parse, then timedMessages and durationSeconds
 #   shape   shape (preset) JSON   ShapeFile.decode, then validate, an engine and 768 frames of two notes
@@ -164,6 +165,7 @@ printf '0 on 60\n1 off 60\n' > "$WORK/script/readme-one-liner.txt"
 # --- Run --------------------------------------------------------------------------------------
 
 # One bounded libFuzzer run of $target (with $max_len, $asan_options), its output in $log, its status in $rc.
+# Each target's corpus, log and artifacts are its own, so targets can run side by side.
 # SWIFT_BACKTRACE=enable=no: Swift's own crash backtracer would race AddressSanitizer's report.
 fuzz() {
   rc=0
@@ -174,13 +176,12 @@ fuzz() {
       "$@" "$WORK/$target" >"$log" 2>&1 || rc=$?
 }
 
-passed=0
-failed=0
-for target in $TARGETS; do
+# One target, start to end: its report lines on stdout; exit 0 when it passed.
+run_target() {
+  local target=$1 max_len log seeds asan_options last runs rate cov ft corp stats input what why where
   case "$target" in
     midi) max_len=65536 ;;
-    shape|map|script|scl|kbm|state) max_len=16384 ;;
-    *) echo "fuzz: unknown target '$target' (midi, shape, map, script, scl, kbm, state)" >&2; exit 2 ;;
+    *) max_len=16384 ;;
   esac
   log="$BUILD/logs/$target.log"
   seeds=$(find "$WORK/$target" -type f | wc -l)
@@ -202,22 +203,43 @@ for target in $TARGETS; do
   stats="${runs:-?} runs (${rate:-?}/s), coverage ${cov:-?} edges ${ft:-?} features, corpus $seeds -> ${corp:-?}"
   if [ "$rc" -eq 0 ]; then
     echo "fuzz $target: ok, $stats, crashes 0"
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    input=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -1)
-    what=$(grep -m1 -E 'ERROR: (libFuzzer|AddressSanitizer|LeakSanitizer)' "$log" | sed 's/^==[0-9]*== *//' || true)
-    why=$(grep -m1 -oE 'Swift runtime failure: [^/]*[^/ ]|Fatal error: .*|fuzz invariant: .*' "$log" || true)
-    where=$(grep -m1 -oE '(/[^ ]*)?(Sources|Tests/Fuzz)/[^ ]*\.swift:[0-9]+(:[0-9]+)?' "$log" || true)
-    echo "fuzz $target: FAILED (exit $rc), $stats, crashes 1"
-    echo "  ${what:-see $log}${why:+ — $why}${where:+ at ${where#"$PWD/"}}"
-    echo "  input: ${input:-(none written; see $log)}"
-    if [ -n "$input" ]; then
-      echo "  replay:   TONESHAPER_FUZZ_TARGET=$target SWIFT_BACKTRACE=enable=no $BIN $input"
-      echo "  minimise: TONESHAPER_FUZZ_TARGET=$target SWIFT_BACKTRACE=enable=no $BIN -minimize_crash=1 -runs=20000 -max_len=$max_len $input"
-    fi
-    echo "  log: $log"
+    return 0
   fi
+  input=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -1)
+  what=$(grep -m1 -E 'ERROR: (libFuzzer|AddressSanitizer|LeakSanitizer)' "$log" | sed 's/^==[0-9]*== *//' || true)
+  why=$(grep -m1 -oE 'Swift runtime failure: [^/]*[^/ ]|Fatal error: .*|fuzz invariant: .*' "$log" || true)
+  where=$(grep -m1 -oE '(/[^ ]*)?(Sources|Tests/Fuzz)/[^ ]*\.swift:[0-9]+(:[0-9]+)?' "$log" || true)
+  echo "fuzz $target: FAILED (exit $rc), $stats, crashes 1"
+  echo "  ${what:-see $log}${why:+ — $why}${where:+ at ${where#"$PWD/"}}"
+  echo "  input: ${input:-(none written; see $log)}"
+  if [ -n "$input" ]; then
+    echo "  replay:   TONESHAPER_FUZZ_TARGET=$target SWIFT_BACKTRACE=enable=no $BIN $input"
+    echo "  minimise: TONESHAPER_FUZZ_TARGET=$target SWIFT_BACKTRACE=enable=no $BIN -minimize_crash=1 -runs=20000 -max_len=$max_len $input"
+  fi
+  echo "  log: $log"
+  return 1
+}
+
+for target in $TARGETS; do
+  case "$target" in
+    midi|shape|map|script|scl|kbm|state) ;;
+    *) echo "fuzz: unknown target '$target' (midi, shape, map, script, scl, kbm, state)" >&2; exit 2 ;;
+  esac
+done
+# Targets side by side, one per core (each fuzzer is one thread): each still gets its seconds of a
+# whole core, and the run takes a fraction of the time. Reports are printed in the targets' order.
+JOBS="${TONESHAPER_FUZZ_JOBS:-$(nproc)}"
+for target in $TARGETS; do
+  while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n || true; done
+  { if run_target "$target"; then echo ok > "$WORK/$target.status"; else echo failed > "$WORK/$target.status"; fi; } \
+    > "$WORK/$target.report" &
+done
+wait
+passed=0
+failed=0
+for target in $TARGETS; do
+  cat "$WORK/$target.report"
+  if [ "$(cat "$WORK/$target.status" 2>/dev/null)" = ok ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 done
 echo "fuzz: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -95,9 +95,10 @@ def play_and_compare(jack_server, frame_player, run_toneshaper, toneshaper_bin, 
     return out
 
 
-def test_demo_played_into_the_midi_port_records_what_render_makes_sample_for_sample(
+def test_the_demo_played_into_the_midi_port_records_what_render_makes_sample_for_sample(
         jack_server, frame_player, run_toneshaper, toneshaper_bin, tmp_path):
-    out = play_and_compare(jack_server, frame_player, run_toneshaper, toneshaper_bin, tmp_path, demo_events())
+    # The demo's first 14 s: every kind of event in it (programs, controllers, pedal, notes, the bend at 13 s).
+    out = play_and_compare(jack_server, frame_player, run_toneshaper, toneshaper_bin, tmp_path, demo_events(seconds=14))
     assert "JACK client 'ToneShaper'" in out and "256 frames" in out
 
 

@@ -40,7 +40,7 @@ struct EditorLiveTests {
         let started = ContinuousClock.now
         try await socket.send(["type": "play", "on": true])
         var audio: [Float] = []
-        var texts = try await Self.collect(socket, into: &audio, samples: Int(0.5 * rate))
+        let texts = try await Self.collect(socket, into: &audio, samples: Int(0.5 * rate))
         let elapsed = ContinuousClock.now - started
         #expect(texts.contains { $0["type"] as? String == "applied" && $0["seq"] as? Int == 1 })
         // Real-time pacing: half a second of sound cannot arrive much sooner than half a second
@@ -49,20 +49,29 @@ struct EditorLiveTests {
         let before = try #require(Measure.frequency(audio, rate: rate, in: (audio.count - 9_600)..<audio.count))
         #expect(abs(before - 330) < 0.5, "\(before) Hz")
 
-        // The edit: what has arrived so far was rendered before it; the new frequency must start
-        // within 100 ms of stream time after that point.
-        let edgeAtEdit = audio.count
+        // The edit, timed in the stream rather than on this process's clock: replies and audio
+        // share the socket in order, so where the "applied" reply sits is what the server had sent
+        // when it took the edit. The new frequency must start within 100 ms of stream after that
+        // (a test process starved by its neighbours reads stale audio late, but in the same order).
+        let edgeAtSend = audio.count
         try await socket.send(["type": "shape", "seq": 2, "shape": Self.tone(495)])
-        texts = try await Self.collect(socket, into: &audio, samples: Int(0.4 * rate))
-        #expect(texts.contains { $0["type"] as? String == "applied" && $0["seq"] as? Int == 2 })
-        let onset = try #require(Measure.onset(of: 495, audio, rate: rate, in: edgeAtEdit..<audio.count))
-        #expect(Double(onset - edgeAtEdit) / rate < 0.1, "heard \(Double(onset - edgeAtEdit) / rate) s after the edit")
+        var appliedAt: Int?
+        while appliedAt == nil, audio.count < edgeAtSend + Int(20 * rate) {
+            switch try await socket.receive() {
+            case .audio(let chunk): audio += chunk
+            case .text(let t): if t["type"] as? String == "applied", t["seq"] as? Int == 2 { appliedAt = audio.count }
+            }
+        }
+        let edgeAtEdit = try #require(appliedAt, "no \"applied\" for seq 2 within 20 s of stream")
+        _ = try await Self.collect(socket, into: &audio, samples: Int(0.4 * rate))
+        let onset = try #require(Measure.onset(of: 495, audio, rate: rate, in: edgeAtSend..<audio.count))
+        #expect(Double(onset - edgeAtEdit) / rate < 0.1, "heard \(Double(onset - edgeAtEdit) / rate) s after the edit was applied")
         let after = try #require(Measure.frequency(audio, rate: rate, in: (audio.count - 9_600)..<audio.count))
         #expect(abs(after - 495) < 0.5)
         // No click: no step between samples larger than the 495 Hz sine's own steepest.
         var steepest: Float = 0, largest: Float = 0
         for i in (audio.count - 9_600)..<audio.count { steepest = max(steepest, abs(audio[i] - audio[i - 1])) }
-        for i in (edgeAtEdit + 1)..<(edgeAtEdit + Int(0.15 * rate)) { largest = max(largest, abs(audio[i] - audio[i - 1])) }
+        for i in (edgeAtSend + 1)..<(edgeAtEdit + Int(0.15 * rate)) { largest = max(largest, abs(audio[i] - audio[i - 1])) }
         #expect(largest <= steepest * 1.05, "step \(largest) around the edit, \(steepest) steady")
     }
 

@@ -56,8 +56,18 @@ start_capture() {
     sleep 0.3
 }
 
+# A capture that does not end on SIGINT is killed (and said so) rather than left to hang the guest:
+# under -icount sleep=off an idle wait runs out the guest's whole time limit in moments.
 stop_capture() {
-    if [ -n "$CAP" ]; then kill -INT "$CAP" 2>/dev/null; wait "$CAP" 2>/dev/null; CAP=""; fi
+    if [ -n "$CAP" ]; then
+        kill -INT "$CAP" 2>/dev/null
+        for _ in $(seq 1 100); do kill -0 "$CAP" 2>/dev/null || break; sleep 0.05; done
+        if kill -0 "$CAP" 2>/dev/null; then
+            log "$SCENARIO: arecord did not stop within 5 s of SIGINT; killed"
+            kill -KILL "$CAP" 2>/dev/null
+        fi
+        wait "$CAP" 2>/dev/null; CAP=""
+    fi
 }
 
 # SIGINT to the instrument (its Ctrl-C), then its exit status; the capture ends a little later.
@@ -83,10 +93,10 @@ stop_play() {
 # What the lead needs when a check fails: the sequencer graph, the cards, the kernel's last words.
 diagnostics() {
     {
-        echo "== aconnect -l"; aconnect -l
-        echo "== /proc/asound/cards"; cat /proc/asound/cards
-        echo "== /proc/asound/card0/pcm0p/sub0/status"; cat /proc/asound/card0/pcm0p/sub0/status 2>&1
-        echo "== dmesg (tail)"; dmesg | tail -25
+        echo "== aconnect -l"; timeout 10 aconnect -l
+        echo "== /proc/asound/cards"; timeout 10 cat /proc/asound/cards
+        echo "== /proc/asound/card0/pcm0p/sub0/status"; timeout 10 cat /proc/asound/card0/pcm0p/sub0/status 2>&1
+        echo "== dmesg (tail)"; timeout 10 dmesg | tail -25
     } > "$D/diagnostics.txt" 2>&1
 }
 
@@ -100,6 +110,13 @@ begin() {
 
 # --- setup ---------------------------------------------------------------------------------------
 log "kernel $(uname -r), $(nproc) CPU"
+# Every program the scenarios run, and its libraries, read once now (into the page cache), before
+# any timing matters: a read over 9p waits on the host, and while it waits the guest clock jumps
+# ahead (under host load, by minutes), which would run out the scenarios' own waits.
+for f in "$BIN" "$SEQTOOL" "$PCMPACE" $(command -v arecord aplaymidi aconnect amidi aplay); do
+    cat "$f" $(ldd "$f" 2>/dev/null | sed -n 's/.*=> \(\/[^ ]*\).*/\1/p') > /dev/null 2>&1
+done
+log "programs read ($(awk '{ printf "%.0f", $1 }' /proc/uptime) s of guest time since boot)"
 modprobe snd-seq || log "modprobe snd-seq failed"
 modprobe snd-aloop index=0 pcm_substreams=1 || log "modprobe snd-aloop failed"
 modprobe snd-virmidi index=1 midi_devs=2 || log "modprobe snd-virmidi failed"
@@ -268,5 +285,6 @@ PLAY_ARGS=("${SAVED_ARGS[@]}")
 diagnostics
 
 # Which timers the sequencer had (the queue timer decides how precisely aplaymidi's events leave).
-{ cat /proc/asound/timers; echo; cat /proc/asound/seq/timer; echo; lsmod; } > $R/timers.txt 2>&1
+log "scenarios finished; reading the timers"
+{ timeout 10 cat /proc/asound/timers; echo; timeout 10 cat /proc/asound/seq/timer; echo; timeout 10 lsmod; } > $R/timers.txt 2>&1
 log "done"
