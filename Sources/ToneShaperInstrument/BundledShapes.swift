@@ -1,5 +1,5 @@
 import ToneShaperCore
-import Foundation
+import FoundationEssentials
 
 /// The shipped shapes inside a plugin's own code: a CLAP is one file that must play the same
 /// wherever a host finds it, with no Presets folder beside it. `source` writes

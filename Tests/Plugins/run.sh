@@ -70,6 +70,10 @@ check "the library exports one symbol, lv2_descriptor" \
   bash -c "readelf --dyn-syms -W '$so' | awk '\$7 != \"UND\" && (\$5 == \"GLOBAL\" || \$5 == \"WEAK\") { print \$8 }' | tee /dev/stderr | diff - <(echo lv2_descriptor)"
 check "the library needs no Swift toolchain (no libswift*, no libFoundation* in ldd)" \
   bash -c "! ldd '$so' | grep -E 'libswift|libFoundation|libdispatch'"
+# The core links FoundationEssentials only: the full Foundation would bring ICU's data (≈34 MB)
+# into every plugin, three times the rest of it.
+check "the library carries no ICU data (the core needs FoundationEssentials only): $(( $(stat -c %s "$so") / 1048576 )) MB" \
+  bash -c "! nm '$so' | grep -q icudt && [ \$(stat -c %s '$so') -lt \$((40 << 20)) ]"
 
 # --- the host and the reference ------------------------------------------------------------------
 cc -O1 -Wall -Wextra -D_DEFAULT_SOURCE -o "$work/lv2host" Tests/Plugins/lv2host.c $(pkg-config --cflags --libs lilv-0 sndfile)

@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Reads a whole file, but never more than a bound: every reader of a user's file (shapes, maps,
 /// tunings, MIDI files, event scripts) knows how large a real one can be, and refuses a larger one

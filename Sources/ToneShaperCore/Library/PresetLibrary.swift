@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The shapes an engine can play: the library's, ordered by program number, then any shapes
 /// given by file (reached by index only, so their program numbers never clash with the library's).
@@ -30,7 +33,7 @@ public struct PresetLibrary: Sendable {
         }
         var shapes: [Shape] = []
         for name in names.sorted() where name.hasSuffix(".json") {
-            shapes.append(try ShapeFile.load(path: (directory as NSString).appendingPathComponent(name)))
+            shapes.append(try ShapeFile.load(path: directory.hasSuffix("/") ? directory + name : directory + "/" + name))
         }
         guard !shapes.isEmpty else {
             throw ShapeError(file: directory, field: "(directory)", value: "", reason: "holds no .json presets")

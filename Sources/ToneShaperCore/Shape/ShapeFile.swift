@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Reads and writes shapes as human-readable JSON, one preset per file.
 ///
@@ -75,8 +78,17 @@ public enum ShapeFile {
         } catch {
             throw ShapeError(file: path, field: "(file)", value: "", reason: error.description(tooLarge: ", more than any shape needs; not read"))
         }
-        let fallbackName = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+        let fallbackName = baseName(path)
         return try decode(Data(bytes), file: path, fallbackName: fallbackName)
+    }
+
+    /// A path's last component without its extension ("/a/b/siren.json" → "siren"; ".json" stays).
+    static func baseName(_ path: String) -> String {
+        var name = Substring(path)
+        while name.count > 1, name.hasSuffix("/") { name = name.dropLast() }
+        if let slash = name.lastIndex(of: "/"), name.index(after: slash) < name.endIndex { name = name[name.index(after: slash)...] }
+        if let dot = name.lastIndex(of: "."), dot > name.startIndex { name = name[..<dot] }
+        return String(name)
     }
 
     public static func decode(_ data: Data, file: String? = nil, fallbackName: String = "shape") throws(ShapeError) -> Shape {
@@ -160,18 +172,19 @@ public enum ShapeFile {
     /// the decoder would read it as absent and give the default, so `"attack": null` played with
     /// 5 ms while the page said it had no value. A field left out still takes its default.
     static func refuseNulls(_ data: Data, file: String?) throws(ShapeError) {
-        guard data.range(of: Data("null".utf8)) != nil,
-              let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { return }
-        try refuseNulls(object, file: file)
+        let bytes = [UInt8](data)
+        guard JSONText.mentionsNull(bytes) else { return }
+        try refuseNulls(bytes, at: [], file: file)
     }
 
-    /// The same, on a shape already parsed as a JSON object (one inside another document), with
-    /// `fieldPrefix` before the field named.
-    static func refuseNulls(_ object: [String: Any], file: String?, fieldPrefix: String = "") throws(ShapeError) {
-        var nulls = object.keys.filter { object[$0] is NSNull }
+    /// The same, on the shape at `path` inside a larger document (an instrument state's
+    /// "shapes"), with `fieldPrefix` before the field named.
+    static func refuseNulls(_ bytes: [UInt8], at path: [String], file: String?, fieldPrefix: String = "") throws(ShapeError) {
+        guard let object = JSONText.value(at: path, in: bytes), let members = JSONText.members(bytes, object) else { return }
+        var nulls = members.filter { JSONText.isNull(bytes, $0.value) }.map(\.key)
         for parent in ["echo", "envelope"] {
-            guard let inner = object[parent] as? [String: Any] else { continue }
-            nulls += inner.keys.filter { inner[$0] is NSNull }.map { "\(parent).\($0)" }
+            guard let inner = members.last(where: { $0.key == parent }), let innerMembers = JSONText.members(bytes, inner.value) else { continue }
+            nulls += innerMembers.filter { JSONText.isNull(bytes, $0.value) }.map { "\(parent).\($0.key)" }
         }
         guard let field = nulls.sorted().first else { return }
         throw ShapeError(file: file, field: fieldPrefix + field, value: "null",
@@ -225,16 +238,10 @@ public enum ShapeFile {
     /// The value at `path` (object keys, or array indices as digits) as compact JSON text: `"expo"`,
     /// `0.5`, `null`, `[1,2,3]`; cut after 60 characters, so a hostile value keeps the line short.
     static func jsonText(_ data: Data, _ path: [String]) -> String {
-        guard var node = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else { return "(unreadable)" }
-        for key in path {
-            if let array = node as? [Any], let i = Int(key), array.indices.contains(i) { node = array[i] }
-            else if let object = node as? [String: Any], let next = object[key] { node = next }
-            else { return "(missing)" }
-        }
-        guard let text = try? JSONSerialization.data(withJSONObject: node, options: [.fragmentsAllowed, .withoutEscapingSlashes]) else {
-            return "(unprintable)"
-        }
-        let written = String(decoding: text, as: UTF8.self)
+        let bytes = [UInt8](data)
+        guard JSONText.value(at: [], in: bytes) != nil else { return "(unreadable)" }
+        guard let range = JSONText.value(at: path, in: bytes) else { return "(missing)" }
+        let written = JSONText.compact(bytes, range)
         return written.count > 60 ? written.prefix(60) + "…" : written
     }
 
@@ -242,16 +249,10 @@ public enum ShapeFile {
     static func describe(_ error: DecodingError, file: String?, data: Data) -> ShapeError {
         /// The offending value as written in the file, found by walking the coding path.
         func rawValue(_ keys: [CodingKey]) -> String {
-            guard var node = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else { return "(wrong type)" }
-            for k in keys {
-                if let i = k.intValue, let array = node as? [Any], i < array.count { node = array[i] }
-                else if let object = node as? [String: Any], let next = object[k.stringValue] { node = next }
-                else { return "(wrong type)" }
-            }
-            if let string = node as? String { return "'\(string)'" }
-            if let data = try? JSONSerialization.data(withJSONObject: node, options: [.fragmentsAllowed]),
-               let text = String(data: data, encoding: .utf8) { return text }
-            return "(wrong type)"
+            let bytes = [UInt8](data)
+            guard let range = JSONText.value(at: keys.map { $0.intValue.map(String.init) ?? $0.stringValue }, in: bytes) else { return "(wrong type)" }
+            if let string = JSONText.string(bytes, range) { return "'\(string)'" }
+            return JSONText.compact(bytes, range)
         }
         func path(_ keys: [CodingKey]) -> String {
             var s = ""

@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import ToneShaperMIDI
 
 /// The whole instrument as bytes: what a session manager (NSM) saves and a plugin host will keep as
@@ -199,16 +202,12 @@ public struct InstrumentState: Sendable {
             throw StateError("\(file): field 'shapes' = \(shapeDocs.count) shapes: must be 1...\(Self.maximumShapes)")
         }
         // A shape field written as null is refused by name, as in a shape file.
-        var shapeObjects: [[String: Any]] = []
-        if data.range(of: Data("null".utf8)) != nil,
-           let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
-           let list = object["shapes"] as? [[String: Any]] {
-            shapeObjects = list
-        }
+        let bytes = [UInt8](data)
+        let mentionsNull = JSONText.mentionsNull(bytes)
         var shapes: [Shape] = []
         for (i, shapeDoc) in shapeDocs.enumerated() {
             do {
-                if i < shapeObjects.count { try ShapeFile.refuseNulls(shapeObjects[i], file: nil, fieldPrefix: "shapes[\(i)].") }
+                if mentionsNull { try ShapeFile.refuseNulls(bytes, at: ["shapes", "\(i)"], file: nil, fieldPrefix: "shapes[\(i)].") }
                 shapes.append(try ShapeFile.shape(from: shapeDoc, file: nil, fallbackName: "shape \(i)", fieldPrefix: "shapes[\(i)].",
                                                   data: data, dataPath: ["shapes", "\(i)"]))
             } catch {

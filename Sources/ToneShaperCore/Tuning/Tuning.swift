@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Which pitch each key plays: the one question a tuning answers (amsynth's TuningMap asks the
 /// same). Twelve-tone equal temperament by default; a Scala scale (.scl) with an optional Scala
@@ -90,7 +93,7 @@ public struct ScalaScale: Sendable, Equatable {
         guard count == 0 || ratios[count - 1] > 0 else {
             throw TuningError(file: file, line: nil, "the period (the last pitch) must be above 1/1")
         }
-        return ScalaScale(description: description.text.trimmingCharacters(in: .whitespaces), log2Ratios: ratios)
+        return ScalaScale(description: description.text.trimmingSpaces(), log2Ratios: ratios)
     }
 
     /// One pitch as log2 of its ratio. Any finite number of cents and any positive whole numbers
@@ -146,7 +149,7 @@ public struct KeyboardMapping: Sendable, Equatable {
     }
 
     public static func parse(_ text: String, file: String = "(mapping)") throws(TuningError) -> KeyboardMapping {
-        let lines = TuningError.lines(text).filter { !$0.text.hasPrefix("!") && !$0.text.trimmingCharacters(in: .whitespaces).isEmpty }
+        let lines = TuningError.lines(text).filter { !$0.text.hasPrefix("!") && !$0.text.trimmingSpaces().isEmpty }
         let names = ["map size", "first note", "last note", "middle note", "reference note", "reference frequency", "formal octave degree"]
         guard lines.count >= names.count else {
             throw TuningError(file: file, line: nil, "a keyboard mapping needs 7 header values (\(names.joined(separator: ", "))); found \(lines.count)")
@@ -211,6 +214,16 @@ public struct TuningError: Error, CustomStringConvertible, Equatable {
     /// Lines with their numbers, whatever the line ends (LF, CRLF, CR).
     static func lines(_ text: String) -> [(number: Int, text: String)] {
         text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated()
-            .map { (number: $0.offset + 1, text: String($0.element).trimmingCharacters(in: .whitespaces)) }
+            .map { (number: $0.offset + 1, text: String($0.element).trimmingSpaces()) }
+    }
+}
+
+extension StringProtocol {
+    /// Without the spaces and tabs at either end (a Scala line's padding; CharacterSet's
+    /// `.whitespaces` is not in FoundationEssentials).
+    func trimmingSpaces() -> String {
+        let isSpace = { (c: Character) in c.isWhitespace && !c.isNewline }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(self[first...last])
     }
 }
