@@ -184,19 +184,31 @@ struct TableSink: VoiceSink {
     /// The second pass: frames 0 ..< count read from the tables and added to `bus`. Past `count`
     /// (to the next multiple of 8) the scratch holds earlier, still valid offsets, whose values are
     /// computed and dropped.
+    ///
+    /// Each group's eight rows are loaded one group ahead, before the group before them is summed:
+    /// loaded in their own group, the cubic and the transposes waited on a chain of two loads (the
+    /// offset, then the row) with nothing else of the group to do, and a group's ~60 vector
+    /// operations do not fit the scheduler beside the next group's. The last group loads its own
+    /// rows again instead of reading past the block.
     @inline(__always) func mix(count: Int, into bus: UnsafeMutablePointer<Float>) {
+        guard count > 0 else { return }
         let table = UnsafeRawPointer(base)
+        @inline(__always) func row(_ i: Int) -> SIMD4<UInt64> {
+            table.loadUnaligned(fromByteOffset: Int(truncatingIfNeeded: rows[i]), as: SIMD4<UInt64>.self)
+        }
+        let last = (count &- 1) & ~7
+        var r0 = row(0), r1 = row(1), r2 = row(2), r3 = row(3), r4 = row(4), r5 = row(5), r6 = row(6), r7 = row(7)
         var n = 0
         while n < count {
-            @inline(__always) func row(_ i: Int) -> SIMD4<UInt64> {
-                table.loadUnaligned(fromByteOffset: Int(truncatingIfNeeded: rows[n &+ i]), as: SIMD4<UInt64>.self)
-            }
             let t = UnsafeRawPointer(fractions + n).loadUnaligned(as: SIMD8<Float>.self)
             // Lanes by constant index throughout: a loop over lanes would go through memory.
             let tA = SIMD8<Float>(t[0], t[0], t[1], t[1], t[4], t[4], t[5], t[5])
             let tB = SIMD8<Float>(t[2], t[2], t[3], t[3], t[6], t[6], t[7], t[7])
-            let x = TableSink.taps(row(0), row(1), row(4), row(5), BandLimitedTables.cubicWeights(tA))
-            let y = TableSink.taps(row(2), row(3), row(6), row(7), BandLimitedTables.cubicWeights(tB))
+            let x = TableSink.taps(r0, r1, r4, r5, BandLimitedTables.cubicWeights(tA))
+            let y = TableSink.taps(r2, r3, r6, r7, BandLimitedTables.cubicWeights(tB))
+            let next = Swift.min(n &+ 8, last)
+            r0 = row(next); r1 = row(next &+ 1); r2 = row(next &+ 2); r3 = row(next &+ 3)
+            r4 = row(next &+ 4); r5 = row(next &+ 5); r6 = row(next &+ 6); r7 = row(next &+ 7)
             // (lanes 0, 1, 4, 5 | 2, 3, 6, 7) as (rich, lean) pairs: parted into lanes 0 … 7 in order.
             let rich = SIMD8<Float>(x[0], x[2], y[0], y[2], x[4], x[6], y[4], y[6])
             let lean = SIMD8<Float>(x[1], x[3], y[1], y[3], x[5], x[7], y[5], y[7])
