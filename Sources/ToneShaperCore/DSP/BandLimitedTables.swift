@@ -230,17 +230,18 @@ public final class BandLimitedTables: @unchecked Sendable {
         b.inverseSpan == 0 ? 0 : (r - b.low) * b.inverseSpan
     }
 
-    /// The table positions of eight phases (not wrapped, ≥ 0) in a table of `size` points (a power
-    /// of two): index ⌊phase·size⌋ mod size and the fraction past it. No float→int conversion:
+    /// The table positions of eight phases (not wrapped, ≥ 0) in a table of `points` points (a power
+    /// of two; `mask` = points − 1, both made once per level by the caller, not in every group):
+    /// index ⌊phase·size⌋ mod size and the fraction past it. No float→int conversion:
     /// adding 1.5·2⁵² to x − ½ leaves round(x − ½) in the low bits, and the mask keeps only the
     /// place in the cycle. x is exact (size is a power of two); at a tie the index can be one low,
     /// which the interpolation absorbs (its fraction is then 1). Masked, the index stays inside
     /// the table whatever the phase.
-    @inline(__always) static func positions(phases: SIMD8<Double>, size: Int) -> (index: SIMD8<UInt64>, fraction: SIMD8<Float>) {
-        let x = phases * Double(size)
+    @inline(__always) static func positions(phases: SIMD8<Double>, points: Double, mask: UInt64) -> (index: SIMD8<UInt64>, fraction: SIMD8<Float>) {
+        let x = phases * points
         let magic = roundingMagic
         let rounded = (x - 0.5) + magic
-        let index = unsafeBitCast(rounded, to: SIMD8<UInt64>.self) & SIMD8(repeating: UInt64(size - 1))
+        let index = unsafeBitCast(rounded, to: SIMD8<UInt64>.self) & SIMD8(repeating: mask)
         return (index, SIMD8<Float>(x - (rounded - magic)))
     }
 

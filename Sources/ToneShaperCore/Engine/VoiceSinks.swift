@@ -121,22 +121,24 @@ struct TableSink: VoiceSink {
     var weight: Float
     /// Byte offset of the current level's pairs from `base`.
     var levelOffset: UInt64
-    /// Points in the current level's table.
-    var size: Int
+    /// Points in the current level's table, as the phase's scale and as the index mask (size − 1):
+    /// made once per level, not converted and checked again in every group.
+    var points: Double, mask: UInt64
     /// The quarter octave of the last choice (empty until the first).
     var band: (level: Int, low: Float, high: Float, inverseSpan: Float) = (0, 0, 0, 0)
 
     init(base: UnsafeMutablePointer<Float>, scale: Float, scratch: VoiceScratch, level: Int, weight: Float) {
         self.base = base; self.scale = scale; self.level = level; self.weight = weight
         rows = scratch.rows; fractions = scratch.phase; weights = scratch.weight; gains = scratch.gain
-        size = 0; levelOffset = 0
+        points = 0; mask = 0; levelOffset = 0
         select(level)
     }
 
     /// Points at a level's table.
     @inline(__always) mutating func select(_ level: Int) {
         let layout = BandLimitedTables.layout
-        size = layout[2 * level]
+        let size = layout[2 * level]
+        points = Double(size); mask = UInt64(truncatingIfNeeded: size &- 1)
         levelOffset = UInt64(truncatingIfNeeded: 4 &* layout[2 * level + 1])
     }
 
@@ -169,7 +171,7 @@ struct TableSink: VoiceSink {
 
     /// The first pass: where frames n ..< n + m read, and how loud.
     @inline(__always) mutating func put(_ n: Int, _ m: Int, phases: SIMD8<Double>, gains g: SIMD8<Float>) {
-        let (index, t) = BandLimitedTables.positions(phases: phases, size: size)
+        let (index, t) = BandLimitedTables.positions(phases: phases, points: points, mask: mask)
         let offsets = SIMD8<UInt64>(repeating: levelOffset) &+ (index &<< 3)
         if m == 8 {
             UnsafeMutableRawPointer(rows + n).storeBytes(of: offsets, as: SIMD8<UInt64>.self)
