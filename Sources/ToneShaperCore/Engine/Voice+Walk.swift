@@ -129,7 +129,8 @@ extension Voice {
         let invPeriod = 1 / period
         var at = WalkPosition(curve: curve, origin: origin, k: steps, segment: startSegment, step: du, loopPoint: loopPoint,
                               phase: phase, frequency: frequency, frequencyStep: frequencyStep, phaseSteps: phaseSteps,
-                              halfStep: halfStep, envelope: envelope)
+                              halfStep: halfStep, envelope: envelope,
+                              known: (boundaryLimit, boundaryOrigin, boundaryStepSize, boundaryStep))
         var g = gain, smoothed = smoothedEnvelope
         var left = rampLeft
         let gainStep = self.gainStep, gainTarget = self.gainTarget
@@ -236,6 +237,7 @@ extension Voice {
         origin = at.origin; steps = at.k; segment = at.segment
         phase = at.anchorPhase; frequency = at.anchorFrequency; frequencyStep = at.df; phaseSteps = at.j
         gain = g; envelope = at.envelope; smoothedEnvelope = smoothed; rampLeft = left
+        boundaryLimit = at.limit; boundaryOrigin = at.origin; boundaryStepSize = du; boundaryStep = at.boundary
     }
 
     /// Where the next pass starts for a position `u` at or past the loop point: as far past the
@@ -297,9 +299,9 @@ struct WalkPosition {
     let end: UnsafeMutablePointer<Double>, slope: UnsafeMutablePointer<Double>, intercept: UnsafeMutablePointer<Double>
     let step: Double, loopPoint: Double, halfStep: Double
     var origin: Double, k: Int, segment: Int
-    /// The step at which the position reaches the segment's end (or the loop's): until then the
-    /// walk needs no position at all.
-    var boundary: Int
+    /// The step at which the position reaches the segment's end (or the loop's), `limit`: until
+    /// then the walk needs no position at all.
+    var boundary: Int, limit: Double
     var anchorPhase: Double, anchorFrequency: Double, df: Double, j: Int
     /// φ(j) = anchorPhase + j·(c1 + j·c2).
     var c1: Double, c2: Double
@@ -307,11 +309,15 @@ struct WalkPosition {
 
     @inline(__always)
     init(curve: FrequencyCurve, origin: Double, k: Int, segment: Int, step: Double, loopPoint: Double,
-         phase: Double, frequency: Double, frequencyStep: Double, phaseSteps: Int, halfStep: Double, envelope: Double) {
+         phase: Double, frequency: Double, frequencyStep: Double, phaseSteps: Int, halfStep: Double, envelope: Double,
+         known: (limit: Double, origin: Double, step: Double, boundary: Int)) {
         end = curve.end; slope = curve.slope; intercept = curve.intercept
         self.step = step; self.loopPoint = loopPoint; self.halfStep = halfStep
         self.origin = origin; self.k = k; self.segment = segment
-        boundary = Voice.firstStep(reaching: min(end[segment], loopPoint), origin: origin, step: step)
+        limit = min(end[segment], loopPoint)
+        // The last block's answer when it was asked the same (see `Voice.boundaryStep`).
+        boundary = limit == known.limit && origin == known.origin && step == known.step
+            ? known.boundary : Voice.firstStep(reaching: limit, origin: origin, step: step)
         anchorPhase = phase; anchorFrequency = frequency; df = frequencyStep; j = phaseSteps
         c1 = 2 * halfStep * frequency; c2 = halfStep * frequencyStep
         self.envelope = envelope
@@ -331,7 +337,8 @@ struct WalkPosition {
             origin = u; k = 0; segment = 0; envelope = 1
         } else if E.usesRunningValue { envelope *= decay }
         while u >= end[segment] { segment += 1 }
-        boundary = Voice.firstStep(reaching: min(end[segment], loopPoint), origin: origin, step: step)
+        limit = min(end[segment], loopPoint)
+        boundary = Voice.firstStep(reaching: limit, origin: origin, step: step)
         df = slope[segment] * step * ratio
         let next = (intercept[segment] + slope[segment] * u) * ratio
         anchorPhase = fractionalPart(lastPhase + (lastFrequency + next) * halfStep)

@@ -89,9 +89,14 @@ struct Voice {
     var blendLevel = 0
     var blendWeight: Float = 0
 
-    /// Pads a voice to whole cache lines (320 bytes, in a pool aligned to 64): threads render
-    /// neighbouring voices, and a line two of them wrote would bounce between their cores.
-    var cacheLinePadding: (Int, Int, Int, Int) = (0, 0, 0, 0)
+    /// The step at which the walk last found its segment (or pass) to end (`Voice.firstStep`), and
+    /// the limit, origin and step it was found from: the next block's walk takes it when those are
+    /// the same (a held note's are) instead of a division and a correction loop per voice and block,
+    /// which had been a sixth of the sine's walk. The same function of the same values: same bits.
+    /// These four words also pad a voice to whole cache lines (320 bytes, in a pool aligned to 64):
+    /// threads render neighbouring voices, and a line two of them wrote would bounce between their cores.
+    var boundaryLimit: Double = .nan, boundaryOrigin: Double = .nan, boundaryStepSize: Double = .nan
+    var boundaryStep = 0
 
     /// The phase `steps` samples past the anchor, not wrapped. The walk's lanes compute the same
     /// operations in the same order (with the two coefficients hoisted), so an anchor settled here
