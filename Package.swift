@@ -21,7 +21,11 @@ let coreCPUFlags: [String] = {
         let text = String(decoding: line.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
         guard text.hasPrefix("flags") else { continue }
         let flags = Set(text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }))
-        return ["avx2", "fma", "bmi2", "f16c"].allSatisfy { flags.contains(Substring($0)) } ? ["-target-cpu", "haswell"] : []
+        // TONESHAPER_VECTOR_ROUNDING: the core may round eight Doubles with `rounded(.toNearestOrEven)`
+        // (vroundpd, the same values as the 1.5·2⁵² trick it replaces); on plain x86-64 that is a libm
+        // call per lane, so only builds for such a CPU say so.
+        return ["avx2", "fma", "bmi2", "f16c"].allSatisfy { flags.contains(Substring($0)) }
+            ? ["-target-cpu", "haswell", "-D", "TONESHAPER_VECTOR_ROUNDING"] : []
     }
     #endif
     return []

@@ -4,20 +4,16 @@
 #include <string.h>
 
 static inline float poly_sin_2pi(float x) {
-    /* sin(2*pi*x) for x in [0,1): fold to [0, 1/4], odd Taylor series to z^11 (as the engine). */
-    float y = x - 0.5f;
-    float a = fabsf(y);
-    float folded = fminf(a, 0.5f - a);
-    float z = 6.2831853071795864f * folded;
-    float z2 = z * z;
-    float p = -2.5052108e-08f;
-    p = p * z2 + 2.7557319e-06f;
-    p = p * z2 - 1.9841270e-04f;
-    p = p * z2 + 8.3333333e-03f;
-    p = p * z2 - 1.6666667e-01f;
-    p = p * z2 + 1.0f;
-    float s = z * p;
-    return y < 0 ? s : -s;
+    /* sin(2*pi*x) for x in [0,1), as the engine's fastSin2Pi: s = x centred on 0, then
+       (s*(1/4 - s^2))*4R(s^2) with R the degree-4 polynomial of docs/fit-sine.py (no fold). */
+    float s = x < 0.5f ? x : x - 1.0f;
+    float q = s * s;
+    float r = 12.233301f;
+    r = r * q - 38.123196f;
+    r = r * q + 67.0439f;
+    r = r * q - 64.83468f;
+    r = r * q + 25.13273f;
+    return (s * (0.25f - q)) * r;
 }
 
 static void render_voice(cref_voice *v, const cref_curve *c, double halfStep, int count, float *bus, int poly) {

@@ -58,7 +58,9 @@ extension Voice {
             sink.mix(count: count, into: bus)
             return
         case .sine:
-            var sink = SineSink(scratch)
+            // Steady through the block exactly when the walk takes its steady path (`kind` 3, no
+            // ramp): every group then gets Float(gain).
+            var sink = SineSink(scratch, steadyGain: kind == 3 && rampLeft == 0 ? Float(gain) : nil)
             walk(&sink, kind: kind, count: count, intoPeriod: intoPeriod, slot: s, segment: seg, ratio: ratio, halfStep: halfStep)
             sink.mix(count: count, into: bus)
             return

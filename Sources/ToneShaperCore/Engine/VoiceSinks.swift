@@ -27,22 +27,26 @@ protocol VoiceSink {
 }
 
 /// The sine in two passes, like the tables (`TableSink`): the walk writes each sample's phase,
-/// centred on 0 in Float, and gain to scratch; `mix` then makes eight polynomial sines at a time
-/// from them into the bus, a loop with nothing carried from one group to the next.
+/// centred on 0 in Float, to scratch (and its gain, unless the voice's gain is steady through the
+/// block); `mix` then makes eight polynomial sines at a time from them into the bus, a loop with
+/// nothing carried from one group to the next.
 struct SineSink: VoiceSink {
     let centred: UnsafeMutablePointer<Float>, gains: UnsafeMutablePointer<Float>
-    init(_ scratch: VoiceScratch) { centred = scratch.phase; gains = scratch.gain }
+    /// The gain of every sample in the block when `steady` (a held note: the walk hands every group
+    /// the same gain), so neither pass stores or loads one per sample.
+    let steady: Bool, steadyGain: Float
+    init(_ scratch: VoiceScratch, steadyGain: Float?) {
+        centred = scratch.phase; gains = scratch.gain
+        steady = steadyGain != nil; self.steadyGain = steadyGain ?? 0
+    }
     static var groups: Bool { false }
     @inline(__always) mutating func choose(frequency: Double) {}
     @inline(__always) mutating func put(_ n: Int, _ m: Int, phases: SIMD8<Double>, gains g: SIMD8<Float>) {
         // sin 2πφ needs φ only up to a whole number: the nearest one is the cheapest to take away.
-        // Adding and subtracting 1.5·2⁵², not `rounded()`: the plugins build Core for any x86-64,
-        // where SSE2 has no rounding instruction and `rounded()` becomes a libm call per lane.
-        let magic = roundingMagic
-        let y = SIMD8<Float>(phases - ((phases + magic) - magic))
+        let y = SIMD8<Float>(centredPhases(phases))
         if m == 8 {
             UnsafeMutableRawPointer(centred + n).storeBytes(of: y, as: SIMD8<Float>.self)
-            UnsafeMutableRawPointer(gains + n).storeBytes(of: g, as: SIMD8<Float>.self)
+            if !steady { UnsafeMutableRawPointer(gains + n).storeBytes(of: g, as: SIMD8<Float>.self) }
         } else {
             for i in 0..<m { centred[n + i] = y[i]; gains[n + i] = g[i] }
         }
@@ -51,6 +55,15 @@ struct SineSink: VoiceSink {
     /// The second pass: frames 0 ..< count into `bus` (past `count`, earlier finite values, dropped).
     @inline(__always) func mix(count: Int, into bus: UnsafeMutablePointer<Float>) {
         var n = 0
+        if steady {
+            let g = SIMD8<Float>(repeating: steadyGain)
+            while n < count {
+                let y = UnsafeRawPointer(centred + n).loadUnaligned(as: SIMD8<Float>.self)
+                addLanes(fastSin2Pi(centred: y) * g, into: bus, at: n, count: Swift.min(8, count &- n))
+                n &+= 8
+            }
+            return
+        }
         while n < count {
             let y = UnsafeRawPointer(centred + n).loadUnaligned(as: SIMD8<Float>.self)
             let g = UnsafeRawPointer(gains + n).loadUnaligned(as: SIMD8<Float>.self)
