@@ -40,6 +40,8 @@ public struct OfflineRenderer {
                                  progress: ((Double) -> Void)? = nil,
                                  sink: (UnsafeBufferPointer<Float>) throws(E) -> Void) throws(E) {
         let sorted = messages.inFrameOrder()
+        // The tables of every wave the performance can reach are ready before its first block.
+        instrument.engine.prepareTables(for: sorted.lazy.map(\.message))
         var events: [InstrumentEvent] = []
         events.reserveCapacity(256)
         let buffers = UnsafeMutablePointer<Float>.allocate(capacity: 4 * blockFrames)
@@ -95,7 +97,8 @@ extension ShapeExport {
     public static func renderer(for shape: Shape, cycles: Int, note: Int, velocity: Int = 127, sampleRate: Int,
                                 gainDecibels: Double = defaultGainDecibels) throws(ShapeError)
         -> (renderer: OfflineRenderer, messages: [TimedMIDIMessage], frames: Int) {
-        let engine = try engine(for: shape, sampleRate: Double(sampleRate), masterGain: pow(10, gainDecibels / 20))
+        let engine = try engine(for: shape, sampleRate: Double(sampleRate), masterGain: pow(10, gainDecibels / 20),
+                                buildsEveryTable: false)
         let (messages, frames) = performance(of: shape, cycles: cycles, note: UInt8(note), velocity: UInt8(velocity),
                                              sampleRate: Double(sampleRate))
         return (OfflineRenderer(engine: engine), messages, frames)

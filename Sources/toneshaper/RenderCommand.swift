@@ -52,8 +52,9 @@ struct RenderCommand: ParsableCommand {
             messages.removeAll { if case .programChange = $0.message { return true } else { return false } }
         }
         setup.noteSilentKeys(sampleRate: Double(audio.rate), messages: messages)
-        let config = setup.configuration(sampleRate: Double(audio.rate), voices: instrument.voices, masterGain: audio.linearGain,
+        var config = setup.configuration(sampleRate: Double(audio.rate), voices: instrument.voices, masterGain: audio.linearGain,
                                          threads: threads ?? Self.processorCount)
+        config.buildsEveryTable = false  // the renderer builds the waves this file can reach
         let frontDoor = Instrument(library: setup.library, configuration: config, controllerMap: setup.controllerMap)
         try withExtendedLifetime(frontDoor) {
             try audio.write(OfflineRenderer(instrument: frontDoor), messages: messages, frames: frames,

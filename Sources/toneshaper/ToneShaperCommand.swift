@@ -14,8 +14,9 @@ struct ToneShaperCommand: ParsableCommand {
             """,
         subcommands: [PresetsCommand.self, RenderShapeCommand.self, RenderCommand.self, PlotCommand.self, PlayCommand.self, LearnCommand.self, EditCommand.self])
 
-    /// The subcommands that build an engine, and so need the band-limited tables.
-    static let soundingCommands: Set<String> = ["render", "play", "edit", "render-shape"]
+    /// The subcommands that play live, and so need every wave's band-limited tables before the
+    /// first note (a render builds only the waves its file can reach, when it has read the file).
+    static func playsLive(_ command: String) -> Bool { command == "play" || command == "edit" }
 
     /// Runs a subcommand and reports any failure as one line: "toneshaper: what went wrong".
     static func main() {
@@ -23,9 +24,9 @@ struct ToneShaperCommand: ParsableCommand {
         // arguments: under one (NSM_URL), that is the instrument on JACK, as its other clients are.
         var arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.isEmpty && SessionStart.wanted { arguments = ["play", "--jack"] }
-        // The commands that make sound need the band-limited tables (a few ms of work): they are
-        // built on a thread of their own from the start, while the arguments, presets and files are read.
-        if let command = arguments.first, soundingCommands.contains(command) {
+        // Live play needs the band-limited tables (a few ms of work): they are built on a thread of
+        // their own from the start, while the arguments, presets and files are read.
+        if let command = arguments.first, playsLive(command) {
             BandLimitedTables.buildInBackground()
         }
         do {

@@ -49,6 +49,25 @@ struct BandLimitedTests {
         #expect(Signal.peak(naiveFits) > 0.05)
     }
 
+    @Test("each wave's tables are built when first asked for, and built alone they are bit for bit those built with all three")
+    func wavesBuiltAlone() {
+        let all = BandLimitedTables()
+        all.buildAll()
+        for wave in BandLimitedTables.waves {
+            let alone = BandLimitedTables()
+            #expect(!BandLimitedTables.waves.contains { alone.isBuilt($0) })
+            alone.build([wave, .sine])
+            #expect(BandLimitedTables.waves.allSatisfy { alone.isBuilt($0) == ($0 == wave) })
+            let bytes = BandLimitedTables.waveStride * MemoryLayout<Float>.stride
+            #expect(memcmp(BandLimitedTables.waveBase(alone.storage, wave), BandLimitedTables.waveBase(all.storage, wave), bytes) == 0)
+            // The other waves' room is left as it was allocated: zero pages, never touched.
+            for other in BandLimitedTables.waves where other != wave {
+                let base = BandLimitedTables.waveBase(alone.storage, other)
+                #expect((0..<BandLimitedTables.waveStride).allSatisfy { base[$0] == 0 })
+            }
+        }
+    }
+
     /// Amplitudes at every multiple of 250 Hz up to Nyquist of a steady stretch (rectangular window over
     /// whole periods: a 5 kHz wave repeats every 48 samples at 48 kHz, so each line falls on its bin).
     static func lines(_ x: [Float], from start: Int, count: Int) -> [(frequency: Double, amplitude: Double)] {

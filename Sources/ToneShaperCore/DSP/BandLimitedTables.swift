@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import Synchronization
 import ToneShaperRealtime
 
 /// Mip-mapped single-cycle tables for the band-limited waves, one table per quarter octave of harmonics.
@@ -62,10 +63,52 @@ public final class BandLimitedTables: @unchecked Sendable {
         return p
     }()
 
+    /// The wave types with tables, in storage order.
+    static let waves: [WaveType] = [.bandLimitedSquare, .bandLimitedTriangle, .bandLimitedSawtooth]
+
+    /// Bit w set: wave `waves[w]`'s tables are built. Written under the mutex, only ever growing;
+    /// a builder's release pairs with a reader's acquire, so a reader that sees the bit sees the table.
+    private let builtWaves = Atomic<Int>(0)
+    /// Held while a wave is built, so two engines made at once (or the background builder and an
+    /// engine) build each wave once and the second waits for it.
+    private let building = Mutex<Void>(())
+
+    /// Room for every wave's tables, built by `build`: calloc'd, so a wave never built costs neither
+    /// its arithmetic (the three took ≈3.6 ms of CPU, the sawtooth two thirds of it) nor its ~260
+    /// page faults: a render of sines builds none.
     public init() {
         _ = Self.layout  // made here, so the render loop's first read finds it built
-        let waves = 3
-        storage = .allocate(capacity: waves * Self.waveStride)
+        storage = calloc(Self.waves.count * Self.waveStride, MemoryLayout<Float>.stride)!.assumingMemoryBound(to: Float.self)
+    }
+
+    /// Whether `wave`'s tables are ready (false for a wave without tables).
+    public func isBuilt(_ wave: WaveType) -> Bool {
+        guard let w = Self.waves.firstIndex(of: wave) else { return false }
+        return builtWaves.load(ordering: .acquiring) & (1 << w) != 0
+    }
+
+    /// Builds the tables of the band-limited waves among `types` that are not built yet (others are
+    /// ignored); returns when they are all ready. Never on the audio thread: a wave takes milliseconds.
+    public func build(_ types: some Sequence<WaveType>) {
+        var wanted = 0
+        for type in types { if let w = Self.waves.firstIndex(of: type) { wanted |= 1 << w } }
+        guard builtWaves.load(ordering: .acquiring) & wanted != wanted else { return }
+        building.withLock { _ in
+            let missing = wanted & ~builtWaves.load(ordering: .acquiring)
+            guard missing != 0 else { return }
+            Self.build(waves: missing, into: storage)
+            builtWaves.bitwiseOr(missing, ordering: .releasing)
+        }
+    }
+
+    /// Every wave's tables (live play, plugins, the editor: any program change may pick any wave).
+    public func buildAll() { build(Self.waves) }
+
+    /// `storage` with every wave built, for tests that drive a voice without an engine.
+    var storageWithEveryWave: UnsafeMutablePointer<Float> { buildAll(); return storage }
+
+    /// Sums the tables of the waves whose bits are set in `selected` into their place in `storage`.
+    static func build(waves selected: Int, into storage: UnsafeMutablePointer<Float>) {
         let n = Self.tableSize
         // One cycle of sine at table resolution: sin(2π k j / n) = sineTable[(k·j) mod n], exact.
         // Raw buffers, not arrays: this runs once per process, on the way to the first note.
@@ -78,7 +121,7 @@ public final class BandLimitedTables: @unchecked Sendable {
         defer { sineTable.deallocate(); acc.deallocate(); rich.deallocate(); lean.deallocate() }
         for j in 0..<n { sineTable[j] = _sin(2 * .pi * Double(j) / Double(n)) }
         let mask = n - 1, quarter = n / 4
-        for (w, type) in [WaveType.bandLimitedSquare, .bandLimitedTriangle, .bandLimitedSawtooth].enumerated() {
+        for (w, type) in Self.waves.enumerated() where selected & (1 << w) != 0 {
             let spectrum = BandLimitedSpectrum(type)!
             acc.update(repeating: 0, count: n + 32)
             // A sum of sines is odd about 0 and ½ (the second half is the first negated); with odd
@@ -157,7 +200,7 @@ public final class BandLimitedTables: @unchecked Sendable {
         }
     }
 
-    deinit { storage.deallocate() }
+    deinit { free(storage) }
 
     /// Partials kept at a given level: ⌊512 / 2^(level/4)⌋.
     public static func harmonics(level: Int) -> Int {
@@ -254,9 +297,11 @@ public final class BandLimitedTables: @unchecked Sendable {
         }
     }
 
-    /// Level L's sample at phase j / size(L) (for tests and tools; the voice reads pairs directly).
+    /// Level L's sample at phase j / size(L) (for tests and tools, which build the wave first if
+    /// needed; the voice reads pairs directly).
     public func value(_ type: WaveType, level: Int, index j: Int) -> Float {
-        Self.waveBase(storage, type)[Self.offsets[level] + 2 * (j + 1)]
+        build(CollectionOfOne(type))
+        return Self.waveBase(storage, type)[Self.offsets[level] + 2 * (j + 1)]
     }
 
     /// The 4-point cubic Lagrange weights of samples j − 1, j, j + 1, j + 2 for a point a fraction
@@ -268,15 +313,15 @@ public final class BandLimitedTables: @unchecked Sendable {
         return (-tb * c * (1 / 6.0), ac * b * 0.5, -ac * t * 0.5, a * tb * (1 / 6.0))
     }
 
-    /// The shared tables, built on first use (about 4 ms of CPU in a release build, on a thread of
-    /// their own: `buildInBackground`), never on the audio thread.
+    /// The tables every engine reads. Each wave is built when an engine (or `buildInBackground`)
+    /// first asks for it, never on the audio thread.
     public static let shared = BandLimitedTables()
 
-    /// Starts building the shared tables on a thread of their own, so that a command that will play
-    /// finds them ready. A plain thread: Foundation's `Thread` takes a millisecond or more to start.
+    /// Starts building every wave's shared tables on a thread of their own, so that a command that
+    /// plays live finds them ready. A plain thread: Foundation's `Thread` takes a millisecond or more to start.
     public static func buildInBackground() {
         // On another CPU: on the creator's, it waits for `main` to yield (3–4 ms seen).
-        if case .success(let thread) = NativeThread.spawn(onAnotherCPU: true, { _ = BandLimitedTables.shared }) {
+        if case .success(let thread) = NativeThread.spawn(onAnotherCPU: true, { BandLimitedTables.shared.buildAll() }) {
             thread.detach()
         }
     }

@@ -132,8 +132,13 @@ public final class Engine: @unchecked Sendable {
     public internal(set) var clippedSamples = 0
     private let paddingAfterMaster = LinePairPadding()
 
-    public init(library: PresetLibrary, configuration: EngineConfiguration = EngineConfiguration(),
-                controllerMap: ControllerMap = .standard) {
+    public convenience init(library: PresetLibrary, configuration: EngineConfiguration = EngineConfiguration(),
+                            controllerMap: ControllerMap = .standard) {
+        self.init(library: library, configuration: configuration, controllerMap: controllerMap, tables: .shared)
+    }
+
+    /// An engine reading `tables` (the tests give one of their own, to see which waves it builds).
+    init(library: PresetLibrary, configuration: EngineConfiguration, controllerMap: ControllerMap, tables owner: BandLimitedTables) {
         precondition(configuration.voices >= 1 && configuration.maxBlock >= 8 && configuration.maxBlock % 8 == 0,
                      "maxBlock must be a positive multiple of 8 (the band-limited level grid)")
         self.configuration = configuration
@@ -186,7 +191,7 @@ public final class Engine: @unchecked Sendable {
         partVoiceCount.initialize(repeating: 0, count: 16)
         partVoices = .allocate(capacity: 16 * max(1, configuration.voices))
         partVoices.initialize(repeating: 0, count: 16 * max(1, configuration.voices))
-        tablesOwner = BandLimitedTables.shared
+        tablesOwner = owner
         tables = tablesOwner.storage
         buses = cacheAligned(Float.self, count: 32 * maxSpan)
         buses.initialize(repeating: 0, count: 32 * maxSpan)
@@ -219,6 +224,12 @@ public final class Engine: @unchecked Sendable {
         for p in 0..<16 {
             let preset = p < configuration.channelPresets.count ? configuration.channelPresets[p] : 0
             selectPreset(min(max(preset, 0), presets.count - 1), part: p)
+        }
+        // An engine that takes edited shapes may be handed any wave on the audio thread.
+        if configuration.buildsEveryTable || configuration.pointCapacity > 0 {
+            tablesOwner.buildAll()
+        } else {
+            tablesOwner.build((0..<16).map { parts[$0].wave })
         }
         setZones(configuration.mpe, configuring: 0...15)
         if threadCount > 1 {

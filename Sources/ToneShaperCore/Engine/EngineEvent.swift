@@ -53,6 +53,12 @@ public struct EngineConfiguration: Sendable {
     /// Make every block wait until each helper has joined it before parts are claimed, so the
     /// helpers take a share of every block however light (tests that prove the shared path).
     public var helpersJoinEveryBlock = false
+    /// Whether `init` builds the band-limited tables of all three waves (live play, plugins, the
+    /// editor: a program change or a mapped controller may pick any wave later, and the audio thread
+    /// never builds one), or only those of the presets the channels start on. An offline render
+    /// knows its performance: `OfflineRenderer` builds the waves it can reach before rendering
+    /// (`Engine.prepareTables(for:)`), so a render of sines builds none.
+    public var buildsEveryTable = true
     /// SCHED_FIFO priority for the helper threads (live play: the audio thread's own); nil, or
     /// refused by the system, runs them at normal priority.
     public var helperPriority: Int32? = nil

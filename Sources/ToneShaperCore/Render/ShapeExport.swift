@@ -5,8 +5,9 @@ public enum ShapeExport {
     /// An engine that plays only `shape`, on every channel: what render-shape, plots and the
     /// editor's previews render through.
     public static func engine(for shape: Shape, sampleRate: Double, voices: Int = 1, masterGain: Double? = nil,
-                              pointCapacity: Int = 0) throws(ShapeError) -> Engine {
+                              pointCapacity: Int = 0, buildsEveryTable: Bool = true) throws(ShapeError) -> Engine {
         var config = EngineConfiguration(sampleRate: sampleRate, voices: voices)
+        config.buildsEveryTable = buildsEveryTable
         if let masterGain { config.masterGain = masterGain }
         config.channelPresets = Array(repeating: 0, count: 16)
         config.pointCapacity = pointCapacity
