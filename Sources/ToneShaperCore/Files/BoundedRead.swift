@@ -5,8 +5,8 @@ import Glibc
 
 /// Reads a whole file, but never more than a bound: every reader of a user's file (shapes, maps,
 /// tunings, MIDI files, event scripts) knows how large a real one can be, and refuses a larger one
-/// before decoding it. Read in chunks, not sized from `stat`, so /dev/zero or a pipe is refused
-/// after `limit` bytes instead of filling memory.
+/// before decoding it. Read until a read returns nothing (`stat`'s size is only the first read's
+/// guess), so /dev/zero or a pipe is refused after `limit` bytes instead of filling memory.
 public enum BoundedRead {
     /// Why a file was not read, in words that follow its path: "cannot be read (No such file or
     /// directory)", "is larger than 1 MB".
@@ -38,9 +38,19 @@ public enum BoundedRead {
     }
 
     /// Everything readable from `fd` (a file, a pipe, stdin) up to `limit` bytes.
+    ///
+    /// A regular file is read at the size it says it has (and one byte more, for the end), a pipe or
+    /// a device in chunks from 4 KB doubling to 64 KB: reading every file in 64 KB zero-filled chunks
+    /// had a 500-byte preset take 160 KB and about 40 page faults, most of a render's reading of its
+    /// presets folder. The size is only a first guess: the end is where a read returns nothing.
     public static func contents(of fd: Int32, limit: Int) throws(Failure) -> [UInt8] {
         var bytes: [UInt8] = []
-        let chunk = 1 << 16
+        let largest = 1 << 16
+        var chunk = 1 << 12
+        var info = stat()
+        if fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size >= 0 {
+            chunk = Int(min(Int64(limit), Int64(info.st_size))) + 1
+        }
         while true {
             // One byte past the limit is enough to know the file is larger.
             let want = min(chunk, limit + 1 - bytes.count)
@@ -54,6 +64,7 @@ public enum BoundedRead {
             bytes.removeLast(want - n)
             if n == 0 { return bytes }
             if bytes.count > limit { throw .tooLarge(limit: limit) }
+            chunk = min(max(2 * chunk, 1 << 12), largest)
         }
     }
 
