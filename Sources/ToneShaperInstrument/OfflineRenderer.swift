@@ -41,7 +41,7 @@ public struct OfflineRenderer {
                                  sink: (UnsafeBufferPointer<Float>) throws(E) -> Void) throws(E) {
         let sorted = messages.inFrameOrder()
         // The tables of every wave the performance can reach are ready before its first block.
-        instrument.engine.prepareTables(for: sorted.lazy.map(\.message))
+        instrument.engine.prepareTables(for: sorted)
         var events: [InstrumentEvent] = []
         events.reserveCapacity(256)
         let buffers = UnsafeMutablePointer<Float>.allocate(capacity: 4 * blockFrames)

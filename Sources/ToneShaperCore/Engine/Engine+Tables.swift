@@ -5,10 +5,10 @@ extension Engine {
     /// The waves this engine can play while `messages` are applied: the parts' own now, those of
     /// the presets the program changes select, and every wave a controller mapped to the wave type
     /// can pick. (Nothing else in a MIDI performance changes a part's wave.)
-    public func waves(reachableBy messages: some Sequence<MIDIMessage>) -> Set<WaveType> {
+    public func waves(reachableBy messages: [TimedMIDIMessage]) -> Set<WaveType> {
         var waves = Set((0..<16).map { parts[$0].wave })
-        for message in messages {
-            if case .programChange(_, let program) = message {
+        for timed in messages {
+            if case .programChange(_, let program) = timed.message {
                 let index = programPresets[Int(program & 127)]
                 if index >= 0 { waves.insert(presets.info[index].wave) }
             }
@@ -21,7 +21,9 @@ extension Engine {
 
     /// Builds the band-limited tables `messages` can make this engine play (see
     /// `EngineConfiguration.buildsEveryTable`). Call it before rendering them, never on the audio thread.
-    public func prepareTables(for messages: some Sequence<MIDIMessage>) {
+    /// An array, not any sequence: called from another module, a generic one went unspecialised and
+    /// allocated once per message.
+    public func prepareTables(for messages: [TimedMIDIMessage]) {
         tablesOwner.build(waves(reachableBy: messages))
     }
 }
