@@ -34,24 +34,17 @@ enum JSONText {
 
     /// The keys and value ranges of the object at `range` (in the order written), or nil when it is no object.
     static func members(_ bytes: [UInt8], _ range: Range<Int>) -> [(key: String, value: Range<Int>)]? {
-        guard range.lowerBound < bytes.count, bytes[range.lowerBound] == UInt8(ascii: "{") else { return nil }
         var found: [(key: String, value: Range<Int>)] = []
-        var i = skipSpace(bytes, range.lowerBound + 1)
-        if i < range.upperBound, bytes[i] == UInt8(ascii: "}") { return found }
-        while i < range.upperBound {
+        let whole = items(bytes, range, open: UInt8(ascii: "{"), close: UInt8(ascii: "}")) { i in
             guard let keyEnd = valueEnd(bytes, i), bytes[i] == UInt8(ascii: "\""), let key = string(bytes, i..<keyEnd) else { return nil }
-            i = skipSpace(bytes, keyEnd)
-            guard i < range.upperBound, bytes[i] == UInt8(ascii: ":") else { return nil }
-            i = skipSpace(bytes, i + 1)
-            guard let end = valueEnd(bytes, i) else { return nil }
-            found.append((key, i..<end))
-            i = skipSpace(bytes, end)
-            guard i < range.upperBound else { return nil }
-            if bytes[i] == UInt8(ascii: "}") { return found }
-            guard bytes[i] == UInt8(ascii: ",") else { return nil }
-            i = skipSpace(bytes, i + 1)
+            let colon = skipSpace(bytes, keyEnd)
+            guard colon < range.upperBound, bytes[colon] == UInt8(ascii: ":") else { return nil }
+            let start = skipSpace(bytes, colon + 1)
+            guard let end = valueEnd(bytes, start) else { return nil }
+            found.append((key, start..<end))
+            return end
         }
-        return nil
+        return whole ? found : nil
     }
 
     /// Whether the value at `range` is the literal `null`.
@@ -137,20 +130,30 @@ enum JSONText {
 
     /// The ranges of the array's elements at `range`, or nil when it is no array.
     static func elements(_ bytes: [UInt8], _ range: Range<Int>) -> [Range<Int>]? {
-        guard range.lowerBound < bytes.count, bytes[range.lowerBound] == UInt8(ascii: "[") else { return nil }
         var found: [Range<Int>] = []
-        var i = skipSpace(bytes, range.lowerBound + 1)
-        if i < range.upperBound, bytes[i] == UInt8(ascii: "]") { return found }
-        while i < range.upperBound {
+        let whole = items(bytes, range, open: UInt8(ascii: "["), close: UInt8(ascii: "]")) { i in
             guard let end = valueEnd(bytes, i) else { return nil }
             found.append(i..<end)
+            return end
+        }
+        return whole ? found : nil
+    }
+
+    /// Walks the comma-separated items between `open` at `range`'s start and `close`: `item` reads
+    /// one from where it starts and says where it ends (nil: malformed). True when all were read.
+    static func items(_ bytes: [UInt8], _ range: Range<Int>, open: UInt8, close: UInt8, item: (Int) -> Int?) -> Bool {
+        guard range.lowerBound < bytes.count, bytes[range.lowerBound] == open else { return false }
+        var i = skipSpace(bytes, range.lowerBound + 1)
+        if i < range.upperBound, bytes[i] == close { return true }
+        while i < range.upperBound {
+            guard let end = item(i) else { return false }
             i = skipSpace(bytes, end)
-            guard i < range.upperBound else { return nil }
-            if bytes[i] == UInt8(ascii: "]") { return found }
-            guard bytes[i] == UInt8(ascii: ",") else { return nil }
+            guard i < range.upperBound else { return false }
+            if bytes[i] == close { return true }
+            guard bytes[i] == UInt8(ascii: ",") else { return false }
             i = skipSpace(bytes, i + 1)
         }
-        return nil
+        return false
     }
 
     /// Where the value starting at `start` ends (one past its last byte); nil when it does not end.
