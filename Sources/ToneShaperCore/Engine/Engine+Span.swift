@@ -57,10 +57,7 @@ extension Engine {
         // Sixteen parts at every period: exp2 only when bend or vibrato moved (the same bits as
         // recomputing: every writer of `ratio` keeps the semitones it is of, see `refreshRatio`).
         let semitones = currentSemitones(part: p)
-        if semitones != part.pointee.ratioSemitones {
-            part.pointee.ratioSemitones = semitones
-            part.pointee.ratio = _exp2(semitones / 12)
-        }
+        if semitones != part.pointee.ratioSemitones { setRatio(part: p, semitones: semitones) }
         // Pan moves linearly across the coming period, from where the last one ended.
         part.pointee.panFromLeft = part.pointee.panLeft
         part.pointee.panFromRight = part.pointee.panRight

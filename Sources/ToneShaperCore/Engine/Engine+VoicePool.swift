@@ -116,8 +116,10 @@ extension Engine {
 
     /// Sets the part's `ratio` from its bend and vibrato now, with the semitones it is of (so a
     /// tick whose semitones are the same may keep it: every writer of `ratio` comes here or to the tick).
-    func refreshRatio(part p: Int) {
-        let semitones = currentSemitones(part: p)
+    func refreshRatio(part p: Int) { setRatio(part: p, semitones: currentSemitones(part: p)) }
+
+    /// The part's `ratio` for `semitones`, kept with them (the one place the two are written).
+    @inline(__always) func setRatio(part p: Int, semitones: Double) {
         parts[p].ratioSemitones = semitones
         parts[p].ratio = _exp2(semitones / 12)
     }

@@ -93,7 +93,7 @@ public struct ScalaScale: Sendable, Equatable {
         guard count == 0 || ratios[count - 1] > 0 else {
             throw TuningError(file: file, line: nil, "the period (the last pitch) must be above 1/1")
         }
-        return ScalaScale(description: description.text.trimmingSpaces(), log2Ratios: ratios)
+        return ScalaScale(description: description.text, log2Ratios: ratios)
     }
 
     /// One pitch as log2 of its ratio. Any finite number of cents and any positive whole numbers
@@ -149,7 +149,7 @@ public struct KeyboardMapping: Sendable, Equatable {
     }
 
     public static func parse(_ text: String, file: String = "(mapping)") throws(TuningError) -> KeyboardMapping {
-        let lines = TuningError.lines(text).filter { !$0.text.hasPrefix("!") && !$0.text.trimmingSpaces().isEmpty }
+        let lines = TuningError.lines(text).filter { !$0.text.hasPrefix("!") && !$0.text.isEmpty }
         let names = ["map size", "first note", "last note", "middle note", "reference note", "reference frequency", "formal octave degree"]
         guard lines.count >= names.count else {
             throw TuningError(file: file, line: nil, "a keyboard mapping needs 7 header values (\(names.joined(separator: ", "))); found \(lines.count)")
@@ -211,7 +211,8 @@ public struct TuningError: Error, CustomStringConvertible, Equatable {
         return String(validating: data, as: UTF8.self) ?? String(decoding: data.map { $0 < 0x80 ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
     }
 
-    /// Lines with their numbers, whatever the line ends (LF, CRLF, CR).
+    /// Lines with their numbers, whatever the line ends (LF, CRLF, CR), without the spaces and tabs
+    /// at either end (the parsers read them as they come from here).
     static func lines(_ text: String) -> [(number: Int, text: String)] {
         text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated()
             .map { (number: $0.offset + 1, text: String($0.element).trimmingSpaces()) }
