@@ -54,56 +54,46 @@ extension Voice {
         case .squareFourier:
             // odd k = 2j + 1 for j < terms, weight 1/k: sin((2j+1)θ) steps by 2θ (2cos2θ =
             // 2(c − s)(c + s), exact to an ulp where c ≈ ±s too), and the sum is sinθ·(b_0 + b_1).
-            let (a, b) = odd(terms, 2 * (ca - sa) * (ca + sa), 2 * (cb - sb) * (cb + sb)) {
+            let (a, b) = clenshaw(terms, 2 * (ca - sa) * (ca + sa), 2 * (cb - sb) * (cb + sb)) {
                 reciprocal(2 &* $0 &+ 1)
             }
-            return ((4 / Double.pi) * (sa * a), (4 / Double.pi) * (sb * b))
+            return ((4 / Double.pi) * (sa * (a.0 + a.1)), (4 / Double.pi) * (sb * (b.0 + b.1)))
         case .triangleFourier:
             // odd k = 2j + 1 ≤ terms, weight (−1)^j/k²
-            let (a, b) = odd((terms &+ 1) / 2, 2 * (ca - sa) * (ca + sa), 2 * (cb - sb) * (cb + sb)) {
+            let (a, b) = clenshaw((terms &+ 1) / 2, 2 * (ca - sa) * (ca + sa), 2 * (cb - sb) * (cb + sb)) {
                 $0 & 1 == 0 ? reciprocalSquare(2 &* $0 &+ 1) : -reciprocalSquare(2 &* $0 &+ 1)
             }
             let scale = 8 / (Double.pi * Double.pi)
-            return (scale * (sa * a), scale * (sb * b))
+            return (scale * (sa * (a.0 + a.1)), scale * (sb * (b.0 + b.1)))
         default:
-            // k = 1 … terms, weight 1/k; the sum is sinθ·b_1.
-            let alphaA = 2 * ca, alphaB = 2 * cb
-            var ua = SIMD8<Double>(repeating: 0), va = ua, ub = ua, vb = ua  // b_{k+1}, b_{k+2}
-            var k = terms
-            // Two terms per step, each new b written over the one two terms back: no register moved between terms.
-            while k > 1 {
-                let w0 = reciprocal(k), w1 = reciprocal(k &- 1)
-                va = (w0 - va) + alphaA * ua; vb = (w0 - vb) + alphaB * ub
-                ua = (w1 - ua) + alphaA * va; ub = (w1 - ub) + alphaB * vb
-                k &-= 2
-            }
-            if k == 1 {
-                va = (1 - va) + alphaA * ua; vb = (1 - vb) + alphaB * ub
-                ua = va; ub = vb
-            }
+            // k = j + 1 = 1 … terms, weight 1/k: the sum is sinθ·b_0.
+            let (a, b) = clenshaw(terms, 2 * ca, 2 * cb) { reciprocal($0 &+ 1) }
             // A multiply by 1/π, not a division per lane (one rounding more, within the Float output's).
-            return (0.5 - (sa * ua) * (1 / Double.pi), 0.5 - (sb * ub) * (1 / Double.pi))
+            return (0.5 - (sa * a.0) * (1 / Double.pi), 0.5 - (sb * b.0) * (1 / Double.pi))
         }
     }
 
-    /// Clenshaw's sum over odd harmonics, Σ_{j<count} w_j·sin((2j+1)θ), before the factor sinθ:
-    /// b_0 + b_1 for two groups, with beta = 2cos2θ per lane.
-    @inline(__always) static func odd(_ count: Int, _ betaA: SIMD8<Double>, _ betaB: SIMD8<Double>,
-                                      weight: (Int) -> Double) -> (SIMD8<Double>, SIMD8<Double>) {
+    /// Clenshaw's recurrence b_j = w_j + α·b_{j+1} − b_{j+2} from j = count − 1 down to 0, for two
+    /// groups: each group's (b_0, b_1). With α = 2cosθ, Σ_{j<count} w_j·sin((j+1)θ) = sinθ·b_0 (the
+    /// saw); with α = 2cos2θ, Σ_{j<count} w_j·sin((2j+1)θ) = sinθ·(b_0 + b_1) (odd harmonics only).
+    @inline(__always) static func clenshaw(_ count: Int, _ alphaA: SIMD8<Double>, _ alphaB: SIMD8<Double>,
+                                           weight: (Int) -> Double)
+        -> (a: (SIMD8<Double>, SIMD8<Double>), b: (SIMD8<Double>, SIMD8<Double>)) {
         var ua = SIMD8<Double>(repeating: 0), va = ua, ub = ua, vb = ua  // b_{j+1}, b_{j+2}
         var j = count &- 1
+        // Two terms per step, each new b written over the one two terms back: no register moved between terms.
         while j > 0 {
             let w0 = weight(j), w1 = weight(j &- 1)
-            va = (w0 - va) + betaA * ua; vb = (w0 - vb) + betaB * ub
-            ua = (w1 - ua) + betaA * va; ub = (w1 - ub) + betaB * vb
+            va = (w0 - va) + alphaA * ua; vb = (w0 - vb) + alphaB * ub
+            ua = (w1 - ua) + alphaA * va; ub = (w1 - ub) + alphaB * vb
             j &-= 2
         }
         // Now ua = b_{j+1}, va = b_{j+2} with j = 0 or −1.
         if j == 0 {
             let w = weight(0)
-            va = (w - va) + betaA * ua; vb = (w - vb) + betaB * ub
-            return (va + ua, vb + ub)  // b_0 + b_1
+            va = (w - va) + alphaA * ua; vb = (w - vb) + alphaB * ub
+            return ((va, ua), (vb, ub))
         }
-        return (ua + va, ub + vb)  // j = −1: ua = b_0, va = b_1
+        return ((ua, va), (ub, vb))
     }
 }
