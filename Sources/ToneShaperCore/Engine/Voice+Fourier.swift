@@ -1,6 +1,7 @@
 extension Voice {
     /// The article's Fourier partial sums Σ w_k·sin(kθ), summed by Clenshaw's recurrence
-    /// b_k = w_k + 2cosθ·b_{k+1} − b_{k+2} from the last term down (the sum is then sinθ·b_1): one
+    /// b_k = w_k + 2cosθ·b_{k+1} − b_{k+2} from the last term down (the sum is then sinθ·b_1;
+    /// `clenshaw` counts from 0, so there it is sinθ·b_0): one
     /// sine and one cosine per sample, not one per term; per term one multiply, one subtract and
     /// one add on two running values, where stepping sin(kθ) upward and adding each term to a sum
     /// took two multiplies and two adds on three (and the square and triangle, odd terms only, now
@@ -8,8 +9,8 @@ extension Voice {
     ///
     /// Eight samples side by side in SIMD lanes, two groups of eight at a time: each term waits on
     /// the one before (a multiply, then an add), and a second, independent chain fills that wait.
-    /// Two running values per group keep both groups and their 2cosθ in the 16 vector registers
-    /// (the upward sum's three per group spilled, and three groups of Clenshaw's spilled too). The
+    /// Two running values per group keep both groups and their 2cosθ in an AVX2 build's 16 vector
+    /// registers (the upward sum's three per group spilled, and three groups of Clenshaw's too). The
     /// seeds come from `sinCos2Pi`, eight at a time, and each term's weight is read from a table
     /// (`VoiceScratch.fourierWeights`), off the chain. Past `count`, to the next multiple of 8,
     /// lanes read the scratch's earlier (finite) values and are dropped.
