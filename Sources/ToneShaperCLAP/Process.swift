@@ -118,6 +118,7 @@ extension CLAPInstrument {
             }
             switch Int(expression.expression_id) {
             case Int(CLAP_NOTE_EXPRESSION_TUNING): block.add(.tuning(expression.value, channel: channel, key: key), at: frame, self)
+            case Int(CLAP_NOTE_EXPRESSION_VOLUME): block.add(.volume(expression.value, channel: channel, key: key), at: frame, self)
             case Int(CLAP_NOTE_EXPRESSION_PRESSURE): block.add(.pressure(expression.value, channel: channel, key: key), at: frame, self)
             case Int(CLAP_NOTE_EXPRESSION_BRIGHTNESS): block.add(.brightness(expression.value, channel: channel, key: key), at: frame, self)
             default: return

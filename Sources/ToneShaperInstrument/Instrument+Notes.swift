@@ -15,6 +15,12 @@ extension InstrumentEvent.Kind {
         .note(NoteControl(.gain, channel: channel, key: key, value: min(max(pressure, 0), 1)))
     }
 
+    /// Volume 0...4 (linear: 1 as its velocity says, 2 about +6 dB) scales the note's level, on
+    /// top of what its pressure sets.
+    public static func volume(_ amplitude: Double, channel: Int, key: Int) -> Self {
+        .note(NoteControl(.volume, channel: channel, key: key, value: min(max(amplitude, 0), 4)))
+    }
+
     /// Brightness 0...1 is the note's own fidelity along the Fidelity control's knob (1 … 2000,
     /// exponential), where CC 74 puts it on an MPE member channel.
     public static func brightness(_ brightness: Double, channel: Int, key: Int) -> Self {

@@ -186,6 +186,27 @@ struct CLAPPluginTests {
         #expect(abs(ratioA - 1) < 0.001, "the other note at \(ratioA) of its level")
     }
 
+    @Test("volume scales one note's level (0.5 halves it, 2 doubles it) and multiplies with its pressure; the other note keeps its own")
+    func volume() throws {
+        let a = 440.0, e = 440 * pow(2, 7.0 / 12)
+        let plain = try Self.twoNotes { _ in }
+        let halved = try Self.twoNotes { $0.expression(Int32(CLAP_NOTE_EXPRESSION_VOLUME), 0, note: 2, 0.5) }
+        #expect(abs(Measure.magnitude(halved, at: e) / Measure.magnitude(plain, at: e) - 0.5) < 0.005)
+        #expect(abs(Measure.magnitude(halved, at: a) / Measure.magnitude(plain, at: a) - 1) < 0.001)
+
+        let doubled = try Self.twoNotes { $0.expression(Int32(CLAP_NOTE_EXPRESSION_VOLUME), 0, channel: 0, key: 69, 2) }
+        #expect(abs(Measure.magnitude(doubled, at: a) / Measure.magnitude(plain, at: a) - 2) < 0.01)
+        #expect(abs(Measure.magnitude(doubled, at: e) / Measure.magnitude(plain, at: e) - 1) < 0.001)
+
+        // Pressure after volume on the same note: neither undoes the other.
+        let both = try Self.twoNotes { list in
+            list.expression(Int32(CLAP_NOTE_EXPRESSION_VOLUME), 0, note: 2, 0.5)
+            list.expression(Int32(CLAP_NOTE_EXPRESSION_PRESSURE), 0, note: 2, 0.5)
+        }
+        let ratio = Measure.magnitude(both, at: e) / Measure.magnitude(plain, at: e)
+        #expect(abs(ratio - 0.25) < 0.005, "volume 0.5 and pressure 0.5 left the note at \(ratio) of its level")
+    }
+
     @Test("amplitude modulated on one note (−0.25 from 0.5) halves that note only")
     func perNoteAmplitude() throws {
         let a = 440.0, e = 440 * pow(2, 7.0 / 12)
@@ -392,6 +413,7 @@ struct CLAPPluginTests {
             list.midi(10, [0x91, UInt8(50 + i % 20), 90])
             list.expression(Int32(CLAP_NOTE_EXPRESSION_TUNING), 20, note: Int32(i), 0.5)
             list.expression(Int32(CLAP_NOTE_EXPRESSION_PRESSURE), 30, note: Int32(i), 0.6)
+            list.expression(Int32(CLAP_NOTE_EXPRESSION_VOLUME), 35, note: Int32(i), 1.5)
             list.expression(Int32(CLAP_NOTE_EXPRESSION_BRIGHTNESS), 40, note: Int32(i), Double(i % 5) / 4)
             list.parameter(4, 50, Double(10 + i))
             list.modulation(0, 60, 0.1)

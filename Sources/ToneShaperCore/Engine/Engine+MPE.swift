@@ -64,8 +64,20 @@ extension Engine {
     /// carries on to the new level, taking at least the parameter ramp time, so nothing clicks).
     func setExpression(_ value: Double, voice v: UnsafeMutablePointer<Voice>) {
         v.pointee.expression = value
+        rampToLevel(voice: v)
+    }
+
+    /// A voice's own volume (a host's per-note volume), ramped as its expression gain is.
+    func setVolume(_ value: Double, voice v: UnsafeMutablePointer<Voice>) {
+        v.pointee.volume = Float(value)
+        rampToLevel(voice: v)
+    }
+
+    /// Ramps a playing voice to velocity × expression × volume.
+    private func rampToLevel(voice v: UnsafeMutablePointer<Voice>) {
         // A released note (or one fading to make room for another) keeps falling.
         guard v.pointee.stage == .playing else { return }
-        v.pointee.ramp(to: v.pointee.velocityGain * value, samples: max(v.pointee.rampLeft, Int(rampSamples)))
+        v.pointee.ramp(to: v.pointee.velocityGain * v.pointee.expression * Double(v.pointee.volume),
+                       samples: max(v.pointee.rampLeft, Int(rampSamples)))
     }
 }

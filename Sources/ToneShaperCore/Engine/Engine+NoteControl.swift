@@ -1,5 +1,5 @@
 /// A control of single notes rather than of their channel: what a plugin host's note expressions
-/// and per-note modulation carry (CLAP's tuning, pressure and brightness of one note).
+/// and per-note modulation carry (CLAP's tuning, volume, pressure and brightness of one note).
 ///
 /// MPE gives a note these through a channel of its own (its bend, pressure and CC 74 are its
 /// part's); a host that plays several notes on one channel names the note instead, and the engine
@@ -11,6 +11,9 @@ public struct NoteControl: Sendable, Equatable, BitwiseCopyable {
         case tuning
         /// The note's own gain, 0...4 (1: as its velocity says), ramped like key pressure.
         case gain
+        /// The note's volume, 0...4 (linear), a factor beside `gain`: a host's per-note volume,
+        /// which the note's pressure does not overwrite.
+        case volume
         /// The note's own fidelity N (1...100 000), glided like a fidelity knob; the note keeps it
         /// while its channel's fidelity moves on.
         case fidelity
@@ -79,6 +82,8 @@ extension Engine {
                 v.pointee.tuning = _exp2(min(max(control.value, -120), 120) / 12)
             case .gain:
                 setExpression(min(max(control.value, 0), 4), voice: v)
+            case .volume:
+                setVolume(min(max(control.value, 0), 4), voice: v)
             case .fidelity:
                 noteFidelity(min(max(control.value, Parameter.fidelity.limits.lowerBound), Parameter.fidelity.limits.upperBound).rounded(),
                              voice: v)

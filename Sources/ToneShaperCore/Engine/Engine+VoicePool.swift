@@ -82,13 +82,14 @@ extension Engine {
             v.pointee.phase = 0
             v.pointee.gain = 0
             v.pointee.expression = 1  // a new note plays at full level until its key's pressure says otherwise
+            v.pointee.volume = 1
             v.pointee.noise = UInt32(truncatingIfNeeded: order &* 0x9E37_79B9_7F4A_7C15 >> 32) | 1
         }
         let scaled = Float(v.pointee.frequency * Double(BandLimitedTables.maxHarmonics) * nyquistReciprocal)
         (v.pointee.blendLevel, v.pointee.blendWeight) = BandLimitedTables.blend(scaledFrequency: scaled * 1.01)
         let attackSamples = max(32, Int(part.pointee.attack * sampleRate))
         v.pointee.velocityGain = Engine.velocityGain(velocity)
-        v.pointee.ramp(to: v.pointee.velocityGain * v.pointee.expression, samples: attackSamples)
+        v.pointee.ramp(to: v.pointee.velocityGain * v.pointee.expression * Double(v.pointee.volume), samples: attackSamples)
     }
 
     /// A silent part starting to sound: nothing to glide from, so its controls take their

@@ -88,6 +88,10 @@ struct Voice {
     /// Band-limited table level and blend weight, chosen every 8 samples of absolute time.
     var blendLevel = 0
     var blendWeight: Float = 0
+    /// The note's volume from a plugin host (CLAP's volume expression), 0...4, linear: a factor of
+    /// its own beside `expression`, so a host's volume and the note's pressure never undo each other.
+    /// (A Float, here: it fills the four bytes after `blendWeight`, so a voice stays 320 bytes.)
+    var volume: Float = 1
 
     /// The step at which the walk last found its segment (or pass) to end (`Voice.firstStep`), and
     /// the limit, origin and step it was found from: the next block's walk takes it when those are
