@@ -27,8 +27,10 @@ let coreCPUFlags: [String] = {
         guard ["avx2", "fma", "bmi2", "f16c"].allSatisfy({ flags.contains(Substring($0)) }) else { return [] }
         // With AVX-512 (Intel Skylake-SP and later, AMD Zen 4 and later) an eight-Double step is one
         // instruction and there are 32 vector registers: the same output bits, a faster saw and Fourier.
+        // TONESHAPER_AVX512: code may hold twice the vector state (the Fourier sums take four groups of eight).
         let avx512 = ["avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"].allSatisfy { flags.contains(Substring($0)) }
-        return ["-target-cpu", avx512 ? "skylake-avx512" : "haswell", "-D", "TONESHAPER_VECTOR_ROUNDING"]
+        return avx512 ? ["-target-cpu", "skylake-avx512", "-D", "TONESHAPER_VECTOR_ROUNDING", "-D", "TONESHAPER_AVX512"]
+                      : ["-target-cpu", "haswell", "-D", "TONESHAPER_VECTOR_ROUNDING"]
     }
     #endif
     return []

@@ -22,6 +22,8 @@ enum BenchShapes {
             shape("bench-saw", program: 1, wave: .bandLimitedSawtooth),
             shape("bench-square", program: 2, wave: .bandLimitedSquare),
             shape("bench-fourier-saw", program: 3, wave: .sawtoothFourier),
+            shape("bench-fourier-square", program: 4, wave: .squareFourier),
+            shape("bench-fourier-triangle", program: 5, wave: .triangleFourier),
         ])
     }()
 }

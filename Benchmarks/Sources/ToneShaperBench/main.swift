@@ -7,7 +7,7 @@ import ToneShaperCore
 import CCrossCore
 
 // toneshaper-bench [--runs N] [--seconds S] [--dense-seconds S] [--quick] [--only a,b,c,d]
-//                  [--waves sine,saw,fourier] [--voices 64,256,1024,4096]
+//                  [--waves sine,saw,fourier,fsquare,ftriangle] [--voices 64,256,1024,4096]
 // toneshaper-bench --cross-core   (only the core-to-core round trip between CPUs 0 and 1: CCrossCore)
 //   a: held sine / band-limited saw / Fourier saw voices through Engine.render
 //   b: dense performance (OfflineRenderer)   c: C reference vs Swift   d: aliasing floor of the band-limited waves
@@ -31,7 +31,7 @@ while let a = args.popFirst() {
         print(trip < 0 ? "cross-core round trip: cannot pin threads to CPUs 0 and 1" : "cross-core round trip \(Int(trip.rounded())) ns")
         exit(0)
     case "-h", "--help":
-        print("usage: toneshaper-bench [--runs N] [--seconds S] [--dense-seconds S] [--quick] [--only a,b,c,d] [--waves sine,saw,fourier] [--voices 64,256,1024,4096] | --cross-core")
+        print("usage: toneshaper-bench [--runs N] [--seconds S] [--dense-seconds S] [--quick] [--only a,b,c,d] [--waves sine,saw,fourier,fsquare,ftriangle] [--voices 64,256,1024,4096] | --cross-core")
         exit(0)
     default:
         print("toneshaper-bench: unknown argument \(a)"); exit(2)
@@ -65,14 +65,15 @@ var engineSine64 = 0.0
 if only.contains("a") {
     print("a. Held voices through Engine.render (all engine costs, pool = voices, 16 channels, echo off)")
     print("   " + pad("workload", 28) + lpad("ns/voice-sample", 16) + lpad("voices/core", 13) + lpad("allocs", 8) + "   runs")
-    for (name, program, key) in [("sine", 0, "sine"), ("band-limited saw", 1, "saw"), ("Fourier saw, 10 terms", 3, "fourier")]
+    for (name, program, key) in [("sine", 0, "sine"), ("band-limited saw", 1, "saw"), ("Fourier saw, 10 terms", 3, "fourier"),
+                                  ("Fourier square, 10 terms", 4, "fsquare"), ("Fourier triangle, 10 terms", 5, "ftriangle")]
         where waveFilter.contains(key) {
         for r in benchHeld(wave: program, voiceCounts: voiceCounts, seconds: seconds, runs: runs) {
             let voices = r.voices
             if program == 0 && voices == 64 { engineSine64 = r.nsPerVoiceSample }
             print("   " + pad("\(name), \(voices) voices", 28) + lpad(fmt(r.nsPerVoiceSample), 16)
                   + lpad(fmt(r.voicesPerCore, 0), 13) + lpad(String(r.allocations), 8) + "   " + runsText(r.all))
-            let figure = ["sine": "sine", "saw": "blsaw", "fourier": "fouriersaw"][key]!
+            let figure = ["sine": "sine", "saw": "blsaw", "fourier": "fouriersaw", "fsquare": "fouriersquare", "ftriangle": "fouriertriangle"][key]!
             var fields = [("ns_per_voice_sample", fmt(r.nsPerVoiceSample, 3)), ("voices_per_core", fmt(r.voicesPerCore, 0)),
                           ("voices", "\(voices)"), ("frames", "\(r.frames)"), ("allocations", "\(r.allocations)")]
             if program == 0 { fields.append(("target_ns", "10")); fields.append(("meets_target", r.nsPerVoiceSample <= 10 ? "yes" : "no")) }

@@ -38,9 +38,11 @@ import Darwin
 /// rounds nothing.
 @inline(__always) func sinCos2Pi(_ y: SIMD8<Double>) -> (sin: SIMD8<Double>, cos: SIMD8<Double>) {
     let magic = roundingMagic
-    let shifted = y * 4 + magic  // y·4 exact; the nearest whole number of quarters in the low bits
+    let turns4 = y * 4  // exact
+    let shifted = turns4 + magic  // the nearest whole number of quarters, also in the low bits
     let quarters = shifted - magic
-    let r = (y - quarters * 0.25) * (2 * Double.pi)
+    // (4y − q)·π/2 is (y − q/4)·2π scaled by powers of two: the same bits, one multiply fewer.
+    let r = (turns4 - quarters) * (Double.pi / 2)
     let r2 = r * r
     var ps = SIMD8<Double>(repeating: 1.589474377040521e-10)
     ps = ps * r2 - 2.5050735127590825e-08
