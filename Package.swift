@@ -83,13 +83,15 @@ let package = Package(
         .target(name: "CJACKShim", dependencies: ["CJACK"]),
         // Small C shim: where a new render thread starts (glibc's affinity calls are not importable).
         .target(name: "CThreadPlacement"),
+        // One inline function, no library: a cache-line prefetch for the render path (the echo lines' delayed reads).
+        .systemLibrary(name: "CPrefetch"),
 
         // MIDI messages, Standard MIDI Files (read and write) and event scripts. Pure Swift.
         .target(name: "ToneShaperMIDI"),
         // Pure-Swift instrument: shapes, integrator, voices, engine, presets. No system dependency.
         // Optimised in debug builds too: its eight-lane SIMD code runs about 30 times slower unoptimised,
         // too slow to play live from a debug build (the VM test's `play` counted underruns).
-        .target(name: "ToneShaperCore", dependencies: ["ToneShaperMIDI", "ToneShaperRealtime"],
+        .target(name: "ToneShaperCore", dependencies: ["ToneShaperMIDI", "ToneShaperRealtime", "CPrefetch"],
                 swiftSettings: [.unsafeFlags(coreCPUFlags, .when(configuration: .release)),
                                 .unsafeFlags(["-O"], .when(configuration: .debug))]),
         // Lock-free single-producer single-consumer hand-off between threads (MIDI -> audio -> disk),

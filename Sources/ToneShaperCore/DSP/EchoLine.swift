@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CPrefetch
 
 /// A feedback delay on a part's mix: each repeat comes back `volume` times quieter.
 ///
@@ -41,6 +42,16 @@ struct EchoLine {
     let volumeMaxStep: Float
 
     var isOff: Bool { volume == 0 && volumeTarget == 0 }
+
+    /// Every cache line from `first`'s through `last`'s.
+    @inline(__always) static func prefetch(_ first: UnsafeMutablePointer<Float>, through last: UnsafeMutablePointer<Float>) {
+        var line = UInt(bitPattern: first) & ~63
+        let end = UInt(bitPattern: last)
+        while line <= end {
+            toneshaper_prefetch(UnsafeRawPointer(bitPattern: line))
+            line &+= 64
+        }
+    }
 
     /// Processes `count` samples in place, each first multiplied by `gain` (the part's, settled:
     /// one pass over the bus instead of two; with the echo off only the gain is applied).
@@ -95,6 +106,13 @@ struct EchoLine {
             }
             writeIndex = w
             if volume == 0 { clear() }
+            // The next call's reads (a delay ago: long gone from the cache) start on their way now,
+            // while this part's voices render its next period: in a dense render, the delayed loads
+            // had waited on memory for most of the echo's time. As many as this call read (a control
+            // period, as a rule), from where it stopped (r is the next read's older sample).
+            let last = r + count
+            EchoLine.prefetch(buffer + r, through: buffer + min(last, cap - 1))
+            if last >= cap { EchoLine.prefetch(buffer, through: buffer + (last - cap)) }
             return
         }
         for n in 0..<count {
