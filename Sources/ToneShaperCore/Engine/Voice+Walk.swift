@@ -184,6 +184,34 @@ extension Voice {
                 }
                 if n >= count { break }
             }
+            if G.ramps && !E.smooths && !E.usesRunningValue && (intoPeriod + n) & 7 == 0 {
+                // An attack or release with nothing else moving, whole groups inside the segment:
+                // two per step, as the steady loop above, each group's phases and gains exactly as
+                // the one-group branch below computes them (the ramp's sample counts carried as a
+                // vector, whole numbers, exact; the target from the ramp's end on). Attacks and
+                // releases are about a twelfth of a dense render's voice-samples.
+                var lane0 = SIMD8<Double>(repeating: Double(at.j)) + lanes
+                var done0 = SIMD8<Double>(repeating: Double(rampLength &- left)) + lanes
+                while n + 16 <= count && at.k + 16 < at.boundary {
+                    let lane1 = lane0 + 8, done1 = done0 + 8
+                    let phases0 = at.anchorPhase + lane0 * (at.c1 + lane0 * at.c2)
+                    let phases1 = at.anchorPhase + lane1 * (at.c1 + lane1 * at.c2)
+                    var ramped0 = rampFrom + done0 * gainStep, ramped1 = rampFrom + done1 * gainStep
+                    if left < 16 {
+                        ramped0.replace(with: gainTarget, where: lanes .>= Double(left))
+                        ramped1.replace(with: gainTarget, where: lanes .>= Double(left &- 8))
+                    }
+                    if S.groups { sink.choose(frequency: at.anchorFrequency + Double(at.j) * at.df) }
+                    sink.put(n, 8, phases: phases0, gains: SIMD8<Float>(ramped0 * smoothed))
+                    if S.groups { sink.choose(frequency: at.anchorFrequency + Double(at.j + 8) * at.df) }
+                    sink.put(n + 8, 8, phases: phases1, gains: SIMD8<Float>(ramped1 * smoothed))
+                    left = Swift.max(0, left &- 16)
+                    at.k &+= 16; at.j &+= 16; n &+= 16
+                    lane0 += 16; done0 += 16
+                }
+                g = rampedGain(left: left)
+                if n >= count { break }
+            }
             let into = (intoPeriod + n) & 7
             let m = min(count - n, 8 - into)
             if S.groups && into == 0 { sink.choose(frequency: at.anchorFrequency + Double(at.j) * at.df) }
