@@ -83,7 +83,7 @@ let package = Package(
         .target(name: "CJACKShim", dependencies: ["CJACK"]),
         // Small C shim: where a new render thread starts (glibc's affinity calls are not importable).
         .target(name: "CThreadPlacement"),
-        // One inline function, no library: a cache-line prefetch for the render path (the echo lines' delayed reads).
+        // One inline function, no library: a cache-line prefetch for the render path (the echo lines' delayed reads, the mix's planes).
         .systemLibrary(name: "CPrefetch"),
 
         // MIDI messages, Standard MIDI Files (read and write) and event scripts. Pure Swift.
