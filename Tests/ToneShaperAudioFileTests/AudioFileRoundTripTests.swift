@@ -1,7 +1,7 @@
 import CSndFile
 import Foundation
 import Testing
-import ToneShaperAudioFile
+@testable import ToneShaperAudioFile
 
 @Suite("Writing and reading back audio files")
 struct AudioFileRoundTripTests {
@@ -108,6 +108,18 @@ struct AudioFileRoundTripTests {
             let differing = zip(a, b).enumerated().filter { $0.element.0 != $0.element.1 }.map(\.offset)
             #expect(a.count == b.count && differing.isEmpty,
                     "\(differing.count) bytes differ, first at \(differing.first ?? -1): sample \(samples[max(0, ((differing.first ?? 44) - 44) / 2)])")
+            // Both eight-lane forms, whichever this build writes with (vector-rounding CPUs take the first).
+            let theirShorts = (0..<samples.count).map { Int16(bitPattern: UInt16(b[44 + 2 * $0]) | UInt16(b[45 + 2 * $0]) << 8) }
+            for lanes in [AudioFileWriter.ShortLanes.rounding, .adding] {
+                var shorts = [Int16](repeating: 0, count: samples.count)
+                samples.withUnsafeBufferPointer { source in
+                    shorts.withUnsafeMutableBufferPointer {
+                        AudioFileWriter.convertToShorts(source.baseAddress!, count: source.count, into: $0.baseAddress!, lanes: lanes)
+                    }
+                }
+                let wrong = zip(shorts, theirShorts).enumerated().filter { $0.element.0 != $0.element.1 }.map(\.offset)
+                #expect(wrong.isEmpty, "\(lanes): \(wrong.count) samples differ, first \(wrong.first.map { samples[$0] } ?? 0)")
+            }
         }
     }
 

@@ -119,9 +119,9 @@ extension Voice {
         return ((ua, va), (ub, vb))
     }
 
-    #if TONESHAPER_AVX512
-    /// `partialSums` at four groups of eight phases (AVX-512 builds), each lane with the same
-    /// operations in the same order as there.
+    /// `partialSums` at four groups of eight phases (used by AVX-512 builds; built in every build, so
+    /// the tests can hold it to the two-group sums), each lane with the same operations in the same
+    /// order as there.
     @inline(__always) static func partialSums(_ wave: WaveType, terms: Int, weights: UnsafeMutablePointer<Double>,
                                               _ p: (SIMD8<Double>, SIMD8<Double>, SIMD8<Double>, SIMD8<Double>))
         -> (SIMD8<Double>, SIMD8<Double>, SIMD8<Double>, SIMD8<Double>) {
@@ -171,5 +171,4 @@ extension Voice {
         }
         return ((u0, v0), (u1, v1), (u2, v2), (u3, v3))
     }
-    #endif
 }
