@@ -107,8 +107,8 @@ extension Engine {
         var start = 0, into = job.intoPeriod, segment = 0
         while start < job.count {
             let m = min(job.count - start, maxBlock - into)
-            _ = addPlanes(job, from: 0, to: job.split, start: start, count: m, into: into, segment: segment,
-                          onto: nil, left: prefixLeft + start, right: prefixRight + start)
+            addPlanes(job, from: 0, to: job.split, start: start, count: m, into: into, segment: segment,
+                      onto: nil, left: prefixLeft + start, right: prefixRight + start)
             start += m; into = 0; segment += 1
         }
     }
@@ -129,9 +129,9 @@ extension Engine {
                 for p in 0..<16 where spanAudible[16 * p + job.set] & bit != 0 { anyAudible = true; break }
                 restDCBlocker(anyAudible: anyAudible)
             }
-            _ = addPlanes(job, from: first, to: 16, start: start, count: m, into: into, segment: segment,
-                          onto: prefixed ? (prefixLeft + start, prefixRight + start) : nil, left: mixLeft, right: mixRight,
-                          mastering: job.out + 2 * start)
+            addPlanes(job, from: first, to: 16, start: start, count: m, into: into, segment: segment,
+                      onto: prefixed ? (prefixLeft + start, prefixRight + start) : nil, left: mixLeft, right: mixRight,
+                      mastering: job.out + 2 * start)
             start += m; into = 0; segment += 1
         }
         onMastered?(UnsafeBufferPointer(start: job.out, count: 2 * job.count))
@@ -141,7 +141,7 @@ extension Engine {
     /// `into` frames into the control period, the span's `segment`) into `left`/`right`, in channel
     /// order, each panned as it is added: the gains move linearly across the control period, the
     /// ramp position exact integer frames. The sum starts from `onto` (a prefix of the channels
-    /// before) or from zero. Returns whether any plane was audible. With `mastering`, each stretch
+    /// before) or from zero. With `mastering`, each stretch
     /// of the sum is mastered into it as soon as it is summed (`master`): the DC blocker's chain of
     /// dependent steps then runs beside the next stretch's sums instead of after them all.
     ///
@@ -151,7 +151,7 @@ extension Engine {
     @inline(__always) func addPlanes(_ job: MasterJob, from: Int, to: Int, start: Int, count m: Int, into: Int, segment: Int,
                                      onto: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>)?,
                                      left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
-                                     mastering out: UnsafeMutablePointer<Float>? = nil) -> Bool {
+                                     mastering out: UnsafeMutablePointer<Float>? = nil) {
         let planes = buses + job.set * 16 * maxSpan
         let ramps = panRamps + job.set * 16 * 32
         let bit = UInt32(1) << UInt32(segment)
@@ -159,7 +159,7 @@ extension Engine {
         // The audible planes, in channel order, on the stack (sixteen at most).
         var listed: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int)
             = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        return withUnsafeMutableBytes(of: &listed) { raw in
+        withUnsafeMutableBytes(of: &listed) { raw in
             let list = raw.baseAddress!.assumingMemoryBound(to: Int.self)
             var count = 0
             for p in from..<to where spanAudible[16 * p + job.set] & bit != 0 { list[count] = p; count &+= 1 }
@@ -235,7 +235,6 @@ extension Engine {
                 n &+= 1
             }
             if let out, tail < m { master(left + tail, right + tail, into: out + 2 * tail, count: m - tail) }
-            return count > 0
         }
     }
 
