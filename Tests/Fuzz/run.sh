@@ -62,8 +62,9 @@ REALTIME_SOURCES=$(find Sources/ToneShaperRealtime -name '*.swift' | LC_ALL=C so
 FUZZ_SOURCES="$(find Sources/ToneShaperCore -name '*.swift' | LC_ALL=C sort)
 Tests/Fuzz/Harness.swift"
 # Realtime's one C module (where a new thread starts): compiled with the toolchain's clang, found
-# by its module map.
-C_SOURCES="Sources/CThreadPlacement/CThreadPlacement.c Sources/CThreadPlacement/include/CThreadPlacement.h Sources/CThreadPlacement/include/module.modulemap"
+# by its module map; Core's header-only one (a cache-line prefetch), found by its module map too.
+C_SOURCES="Sources/CThreadPlacement/CThreadPlacement.c Sources/CThreadPlacement/include/CThreadPlacement.h Sources/CThreadPlacement/include/module.modulemap
+Sources/CPrefetch/prefetch.h Sources/CPrefetch/module.modulemap"
 CC_FOR_FUZZ="$(dirname "$(command -v "$SWIFTC" || echo /usr/bin/swiftc)")/clang"
 [ -x "$CC_FOR_FUZZ" ] || CC_FOR_FUZZ=cc
 FLAGS=(-swift-version 6 -parse-as-library -wmo "$OPT" -g -sanitize=fuzzer,address)
@@ -120,7 +121,7 @@ else
   # shellcheck disable=SC2086
   if ! "$SWIFTC" "${FLAGS[@]}" -module-name ToneShaperFuzz -module-cache-path "$BUILD/obj/cache" \
        -emit-executable -emit-module-path "$BUILD/obj/ToneShaperFuzz.swiftmodule" \
-       -I "$BUILD/obj" -I Sources/CThreadPlacement/include -L "$BUILD/obj" -lToneShaperMIDI -lToneShaperRealtime \
+       -I "$BUILD/obj" -I Sources/CThreadPlacement/include -I Sources/CPrefetch -L "$BUILD/obj" -lToneShaperMIDI -lToneShaperRealtime \
        -o "$BUILD/obj/toneshaper-fuzz" $FUZZ_SOURCES "$BUILD/obj/CThreadPlacement.o" 2>&1 | quiet_linker \
      || [ ! -x "$BUILD/obj/toneshaper-fuzz" ]; then
     echo "fuzz: building the fuzzer failed" >&2
