@@ -66,33 +66,20 @@ extension Voice {
     @inline(__always) static func partialSums(_ wave: WaveType, terms: Int, weights: UnsafeMutablePointer<Double>,
                                               _ pa: SIMD8<Double>, _ pb: SIMD8<Double>)
         -> (SIMD8<Double>, SIMD8<Double>) {
+        switch wave {
+        case .squareFourier: return partialSums(SquareSeries.self, terms, weights, pa, pb)
+        case .triangleFourier: return partialSums(TriangleSeries.self, terms, weights, pa, pb)
+        default: return partialSums(SawtoothSeries.self, terms, weights, pa, pb)
+        }
+    }
+
+    @inline(__always) static func partialSums<W: FourierSeries>(_: W.Type, _ terms: Int, _ weights: UnsafeMutablePointer<Double>,
+                                                                _ pa: SIMD8<Double>, _ pb: SIMD8<Double>)
+        -> (SIMD8<Double>, SIMD8<Double>) {
         // Seeded in Double to within a few ulps: the recurrence carries any seed error into every term.
         let (sa, ca) = sinCos2Pi(pa), (sb, cb) = sinCos2Pi(pb)
-        // 1/k and 1/k² from the table (the same values the divisions gave), divided past its end.
-        let limit = VoiceScratch.fourierTermLimit
-        @inline(__always) func reciprocal(_ k: Int) -> Double { k < limit ? weights[k] : 1 / Double(k) }
-        @inline(__always) func reciprocalSquare(_ k: Int) -> Double { k < limit ? weights[limit &+ k] : 1 / Double(k * k) }
-        switch wave {
-        case .squareFourier:
-            // odd k = 2j + 1 for j < terms, weight 1/k: sin((2j+1)θ) steps by 2θ (2cos2θ =
-            // 2(c − s)(c + s), exact to an ulp where c ≈ ±s too), and the sum is sinθ·(b_0 + b_1).
-            let (a, b) = clenshaw(terms, 2 * (ca - sa) * (ca + sa), 2 * (cb - sb) * (cb + sb)) {
-                reciprocal(2 &* $0 &+ 1)
-            }
-            return ((4 / Double.pi) * (sa * (a.0 + a.1)), (4 / Double.pi) * (sb * (b.0 + b.1)))
-        case .triangleFourier:
-            // odd k = 2j + 1 ≤ terms, weight (−1)^j/k²
-            let (a, b) = clenshaw((terms &+ 1) / 2, 2 * (ca - sa) * (ca + sa), 2 * (cb - sb) * (cb + sb)) {
-                $0 & 1 == 0 ? reciprocalSquare(2 &* $0 &+ 1) : -reciprocalSquare(2 &* $0 &+ 1)
-            }
-            let scale = 8 / (Double.pi * Double.pi)
-            return (scale * (sa * (a.0 + a.1)), scale * (sb * (b.0 + b.1)))
-        default:
-            // k = j + 1 = 1 … terms, weight 1/k: the sum is sinθ·b_0.
-            let (a, b) = clenshaw(terms, 2 * ca, 2 * cb) { reciprocal($0 &+ 1) }
-            // A multiply by 1/π, not a division per lane (one rounding more, within the Float output's).
-            return (0.5 - (sa * a.0) * (1 / Double.pi), 0.5 - (sb * b.0) * (1 / Double.pi))
-        }
+        let (a, b) = clenshaw(W.chainLength(terms: terms), W.alpha(sa, ca), W.alpha(sb, cb)) { W.weight($0, weights) }
+        return (W.sum(sa, a), W.sum(sb, b))
     }
 
     /// Clenshaw's recurrence b_j = w_j + α·b_{j+1} − b_{j+2} from j = count − 1 down to 0, for two
@@ -121,34 +108,25 @@ extension Voice {
 
     /// `partialSums` at four groups of eight phases (used by AVX-512 builds; built in every build, so
     /// the tests can hold it to the two-group sums), each lane with the same operations in the same
-    /// order as there.
+    /// order as there: only Clenshaw's loop is written apart.
     @inline(__always) static func partialSums(_ wave: WaveType, terms: Int, weights: UnsafeMutablePointer<Double>,
                                               _ p: (SIMD8<Double>, SIMD8<Double>, SIMD8<Double>, SIMD8<Double>))
         -> (SIMD8<Double>, SIMD8<Double>, SIMD8<Double>, SIMD8<Double>) {
-        let (s0, c0) = sinCos2Pi(p.0), (s1, c1) = sinCos2Pi(p.1), (s2, c2) = sinCos2Pi(p.2), (s3, c3) = sinCos2Pi(p.3)
-        let limit = VoiceScratch.fourierTermLimit
-        @inline(__always) func reciprocal(_ k: Int) -> Double { k < limit ? weights[k] : 1 / Double(k) }
-        @inline(__always) func reciprocalSquare(_ k: Int) -> Double { k < limit ? weights[limit &+ k] : 1 / Double(k * k) }
-        @inline(__always) func doubleAngle(_ s: SIMD8<Double>, _ c: SIMD8<Double>) -> SIMD8<Double> { 2 * (c - s) * (c + s) }
         switch wave {
-        case .squareFourier:
-            let b = clenshaw(terms, (doubleAngle(s0, c0), doubleAngle(s1, c1), doubleAngle(s2, c2), doubleAngle(s3, c3))) {
-                reciprocal(2 &* $0 &+ 1)
-            }
-            return ((4 / Double.pi) * (s0 * (b.0.0 + b.0.1)), (4 / Double.pi) * (s1 * (b.1.0 + b.1.1)),
-                    (4 / Double.pi) * (s2 * (b.2.0 + b.2.1)), (4 / Double.pi) * (s3 * (b.3.0 + b.3.1)))
-        case .triangleFourier:
-            let b = clenshaw((terms &+ 1) / 2, (doubleAngle(s0, c0), doubleAngle(s1, c1), doubleAngle(s2, c2), doubleAngle(s3, c3))) {
-                $0 & 1 == 0 ? reciprocalSquare(2 &* $0 &+ 1) : -reciprocalSquare(2 &* $0 &+ 1)
-            }
-            let scale = 8 / (Double.pi * Double.pi)
-            return (scale * (s0 * (b.0.0 + b.0.1)), scale * (s1 * (b.1.0 + b.1.1)),
-                    scale * (s2 * (b.2.0 + b.2.1)), scale * (s3 * (b.3.0 + b.3.1)))
-        default:
-            let b = clenshaw(terms, (2 * c0, 2 * c1, 2 * c2, 2 * c3)) { reciprocal($0 &+ 1) }
-            return (0.5 - (s0 * b.0.0) * (1 / Double.pi), 0.5 - (s1 * b.1.0) * (1 / Double.pi),
-                    0.5 - (s2 * b.2.0) * (1 / Double.pi), 0.5 - (s3 * b.3.0) * (1 / Double.pi))
+        case .squareFourier: return partialSums(SquareSeries.self, terms, weights, p)
+        case .triangleFourier: return partialSums(TriangleSeries.self, terms, weights, p)
+        default: return partialSums(SawtoothSeries.self, terms, weights, p)
         }
+    }
+
+    @inline(__always) static func partialSums<W: FourierSeries>(_: W.Type, _ terms: Int, _ weights: UnsafeMutablePointer<Double>,
+                                                                _ p: (SIMD8<Double>, SIMD8<Double>, SIMD8<Double>, SIMD8<Double>))
+        -> (SIMD8<Double>, SIMD8<Double>, SIMD8<Double>, SIMD8<Double>) {
+        let (s0, c0) = sinCos2Pi(p.0), (s1, c1) = sinCos2Pi(p.1), (s2, c2) = sinCos2Pi(p.2), (s3, c3) = sinCos2Pi(p.3)
+        let b = clenshaw(W.chainLength(terms: terms), (W.alpha(s0, c0), W.alpha(s1, c1), W.alpha(s2, c2), W.alpha(s3, c3))) {
+            W.weight($0, weights)
+        }
+        return (W.sum(s0, b.0), W.sum(s1, b.1), W.sum(s2, b.2), W.sum(s3, b.3))
     }
 
     /// `clenshaw` for four groups: each group's (b_0, b_1), the same steps in the same order.
@@ -170,5 +148,61 @@ extension Voice {
             return ((v0, u0), (v1, u1), (v2, u2), (v3, u3))
         }
         return ((u0, v0), (u1, v1), (u2, v2), (u3, v3))
+    }
+}
+
+/// One Fourier wave's series for Clenshaw's recurrence: how many terms the chain runs, its
+/// multiplier α from sinθ and cosθ, the weight of term j, and how (b_0, b_1) become the wave. Resolved
+/// at compile time, so the two- and four-group sums share every step but the chains themselves.
+protocol FourierSeries {
+    static func chainLength(terms: Int) -> Int
+    static func alpha(_ s: SIMD8<Double>, _ c: SIMD8<Double>) -> SIMD8<Double>
+    static func weight(_ j: Int, _ weights: UnsafeMutablePointer<Double>) -> Double
+    static func sum(_ s: SIMD8<Double>, _ b: (SIMD8<Double>, SIMD8<Double>)) -> SIMD8<Double>
+}
+
+extension FourierSeries {
+    /// 1/k and 1/k² from the table (the same values the divisions gave), divided past its end.
+    @inline(__always) static func reciprocal(_ k: Int, _ weights: UnsafeMutablePointer<Double>) -> Double {
+        k < VoiceScratch.fourierTermLimit ? weights[k] : 1 / Double(k)
+    }
+    @inline(__always) static func reciprocalSquare(_ k: Int, _ weights: UnsafeMutablePointer<Double>) -> Double {
+        let limit = VoiceScratch.fourierTermLimit
+        return k < limit ? weights[limit &+ k] : 1 / Double(k * k)
+    }
+    /// 2cos2θ = 2(c − s)(c + s), exact to an ulp where c ≈ ±s too: the odd-only series step by 2θ.
+    @inline(__always) static func doubleAngle(_ s: SIMD8<Double>, _ c: SIMD8<Double>) -> SIMD8<Double> { 2 * (c - s) * (c + s) }
+}
+
+/// Odd k = 2j + 1 for j < terms, weight 1/k: sin((2j+1)θ) steps by 2θ, and the sum is sinθ·(b_0 + b_1).
+enum SquareSeries: FourierSeries {
+    @inline(__always) static func chainLength(terms: Int) -> Int { terms }
+    @inline(__always) static func alpha(_ s: SIMD8<Double>, _ c: SIMD8<Double>) -> SIMD8<Double> { doubleAngle(s, c) }
+    @inline(__always) static func weight(_ j: Int, _ weights: UnsafeMutablePointer<Double>) -> Double { reciprocal(2 &* j &+ 1, weights) }
+    @inline(__always) static func sum(_ s: SIMD8<Double>, _ b: (SIMD8<Double>, SIMD8<Double>)) -> SIMD8<Double> {
+        (4 / Double.pi) * (s * (b.0 + b.1))
+    }
+}
+
+/// Odd k = 2j + 1 ≤ terms, weight (−1)^j/k².
+enum TriangleSeries: FourierSeries {
+    @inline(__always) static func chainLength(terms: Int) -> Int { (terms &+ 1) / 2 }
+    @inline(__always) static func alpha(_ s: SIMD8<Double>, _ c: SIMD8<Double>) -> SIMD8<Double> { doubleAngle(s, c) }
+    @inline(__always) static func weight(_ j: Int, _ weights: UnsafeMutablePointer<Double>) -> Double {
+        j & 1 == 0 ? reciprocalSquare(2 &* j &+ 1, weights) : -reciprocalSquare(2 &* j &+ 1, weights)
+    }
+    @inline(__always) static func sum(_ s: SIMD8<Double>, _ b: (SIMD8<Double>, SIMD8<Double>)) -> SIMD8<Double> {
+        (8 / (Double.pi * Double.pi)) * (s * (b.0 + b.1))
+    }
+}
+
+/// k = j + 1 = 1 … terms, weight 1/k: the sum is sinθ·b_0.
+enum SawtoothSeries: FourierSeries {
+    @inline(__always) static func chainLength(terms: Int) -> Int { terms }
+    @inline(__always) static func alpha(_ s: SIMD8<Double>, _ c: SIMD8<Double>) -> SIMD8<Double> { 2 * c }
+    @inline(__always) static func weight(_ j: Int, _ weights: UnsafeMutablePointer<Double>) -> Double { reciprocal(j &+ 1, weights) }
+    /// A multiply by 1/π, not a division per lane (one rounding more, within the Float output's).
+    @inline(__always) static func sum(_ s: SIMD8<Double>, _ b: (SIMD8<Double>, SIMD8<Double>)) -> SIMD8<Double> {
+        0.5 - (s * b.0) * (1 / Double.pi)
     }
 }
