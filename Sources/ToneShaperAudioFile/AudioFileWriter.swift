@@ -41,8 +41,11 @@ public final class AudioFileWriter {
         self.format = format
         self.sampleRate = sampleRate
         self.channels = channels
-        // A whole number of frames, about 16 KB: a 4096-frame stereo block is one system call.
-        shortChunk = max(1, 8192 / channels) * channels
+        // A whole number of frames, about 256 KB (1.4 s of 48 kHz stereo). The kernel's cost of a
+        // write is per page-cache folio more than per call, and the folios follow the writes' size:
+        // 6 MB written in 16 KB pieces took 3.8 ms of system time here, in 256 KB pieces 1.6 ms.
+        // The recorder's header update once a second writes out what is gathered before it.
+        shortChunk = max(1, 131_072 / channels) * channels
         shorts = format == .wav16 ? .allocate(capacity: shortChunk) : nil
 
         // A regular file being written over is unlinked first rather than truncated: ext4 takes a
@@ -128,7 +131,7 @@ public final class AudioFileWriter {
         guard let handle else { throw AudioFileError.closed(path: path) }
         if let shorts {
             // 16-bit WAV: converted here, eight samples at a time, to the very values libsndfile
-            // 1.2's own clipping conversion gives (`convertToShorts`), gathered into 16 KB and
+            // 1.2's own clipping conversion gives (`convertToShorts`), gathered into 256 KB and
             // then written as they are: libsndfile converts one sample at a time and makes a
             // system call per 8 KB, and an offline render hands over a span (a few KB) at a time.
             var done = 0
