@@ -141,9 +141,9 @@ extension Engine {
     /// `into` frames into the control period, the span's `segment`) into `left`/`right`, in channel
     /// order, each panned as it is added: the gains move linearly across the control period, the
     /// ramp position exact integer frames. The sum starts from `onto` (a prefix of the channels
-    /// before) or from zero. With `mastering`, each stretch
-    /// of the sum is mastered into it as soon as it is summed (`master`): the DC blocker's chain of
-    /// dependent steps then runs beside the next stretch's sums instead of after them all.
+    /// before) or from zero. With `mastering`, the sum is mastered into it as it goes: each 16-frame
+    /// stretch while the next is summed, its DC blocker stepped a frame per plane added (`DCBlocker`),
+    /// so that chain of dependent steps runs beside the sums instead of after them.
     ///
     /// Eight frames at a time with every plane added in registers: the same operations in the same
     /// order per frame as a pass over the mix for each plane, so the same bits, without loading and
@@ -165,10 +165,16 @@ extension Engine {
             for p in from..<to where spanAudible[16 * p + job.set] & bit != 0 { list[count] = p; count &+= 1 }
             var n = 0
             let lanes = SIMD8<Int32>(0, 1, 2, 3, 4, 5, 6, 7)
+            // With `out`, the stretch summed last (n − 16 ..< n) is mastered while the next one is
+            // summed, a frame per plane (`DCBlocker`): frames `done ..< n` of it are still to go.
+            let gain = Float(configuration.masterGain), pole = dcPole
+            var dc = DCBlocker(left: dcLeft, right: dcRight)
+            var clipped = 0
             // Sixteen frames a step, as two groups of eight side by side: a group's sums are one
             // chain of adds through the planes (in channel order, which fixes the bits), so two
             // chains at once keep the adder busy where one waited on its own last add.
             while n + 16 <= m {
+                var done = n == 0 ? 0 : n &- 16
                 var l0 = SIMD8<Float>(repeating: 0), r0 = SIMD8<Float>(repeating: 0)
                 var l1 = SIMD8<Float>(repeating: 0), r1 = SIMD8<Float>(repeating: 0)
                 if let (fromLeft, fromRight) = onto {
@@ -181,24 +187,40 @@ extension Engine {
                 let k1 = SIMD8<Float>(SIMD8<Int32>(repeating: first &+ Int32(truncatingIfNeeded: n + 8)) &+ lanes)
                 for q in 0..<count {
                     let p = list[q]
-                    let plane = planes + p * maxSpan + start + n
+                    // (Wrapping arithmetic: checked, each index was three more instructions per plane.)
+                    let plane = planes + (p &* maxSpan &+ start &+ n)
                     // Written a span or two ago, other parts' voices since: four lines on is asked
                     // for now (a hint: past a plane's end it costs nothing).
                     toneshaper_prefetch(plane + 64)
                     let s0 = UnsafeRawPointer(plane).loadUnaligned(as: SIMD8<Float>.self)
                     let s1 = UnsafeRawPointer(plane + 8).loadUnaligned(as: SIMD8<Float>.self)
-                    let ramp = ramps[p * 32 + segment]
+                    let ramp = ramps[p &* 32 &+ segment]
                     l0 += s0 * (ramp[0] + ramp[1] * k0)
                     l1 += s1 * (ramp[0] + ramp[1] * k1)
                     r0 += s0 * (ramp[2] + ramp[3] * k0)
                     r1 += s1 * (ramp[2] + ramp[3] * k1)
+                    if let out, done < n {
+                        dc.step(left, right, done, into: out, gain: gain, pole: pole)
+                        done &+= 1
+                    }
+                }
+                if let out, n > 0 {
+                    while done < n { dc.step(left, right, done, into: out, gain: gain, pole: pole); done &+= 1 }
+                    clipped &+= Engine.clip(out + 2 &* (n &- 16), count: 32)
                 }
                 UnsafeMutableRawPointer(left + n).storeBytes(of: l0, as: SIMD8<Float>.self)
                 UnsafeMutableRawPointer(left + n + 8).storeBytes(of: l1, as: SIMD8<Float>.self)
                 UnsafeMutableRawPointer(right + n).storeBytes(of: r0, as: SIMD8<Float>.self)
                 UnsafeMutableRawPointer(right + n + 8).storeBytes(of: r1, as: SIMD8<Float>.self)
-                if let out { master(left + n, right + n, into: out + 2 * n, count: 16) }
                 n &+= 16
+            }
+            if let out, n > 0 {
+                for f in (n &- 16)..<n { dc.step(left, right, f, into: out, gain: gain, pole: pole) }
+                clipped &+= Engine.clip(out + 2 &* (n &- 16), count: 32)
+            }
+            if out != nil {
+                dcLeft = dc.left; dcRight = dc.right
+                clippedSamples += clipped
             }
             while n + 8 <= m {
                 var l = SIMD8<Float>(repeating: 0), r = SIMD8<Float>(repeating: 0)
@@ -239,24 +261,39 @@ extension Engine {
     }
 
     /// Master: gain, a one-pole DC blocker with a 1 Hz corner per side (whatever mean a shape or an
-    /// echo builds up never reaches the speakers, and low notes do not droop), hard clip (counted),
-    /// interleave.
+    /// echo builds up never reaches the speakers, and low notes do not droop), interleave, then a
+    /// hard clip (counted).
     @inline(__always) func master(_ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>,
                                   into out: UnsafeMutablePointer<Float>, count: Int) {
-        let master = Float(configuration.masterGain), pole = dcPole
-        var (xl, yl) = dcLeft, (xr, yr) = dcRight
-        var clipped = 0
-        for n in 0..<count {
-            let l = left[n] * master, r = right[n] * master
-            let bl = l - xl + pole * yl, br = r - xr + pole * yr
-            xl = l; yl = bl; xr = r; yr = br
-            let cl = min(max(bl, -1), 1), cr = min(max(br, -1), 1)
-            clipped += (cl != bl ? 1 : 0) + (cr != br ? 1 : 0)
-            out[2 * n] = cl
-            out[2 * n + 1] = cr
+        let gain = Float(configuration.masterGain), pole = dcPole
+        var dc = DCBlocker(left: dcLeft, right: dcRight)
+        for n in 0..<count { dc.step(left, right, n, into: out, gain: gain, pole: pole) }
+        dcLeft = dc.left; dcRight = dc.right
+        clippedSamples += Engine.clip(out, count: 2 * count)
+    }
+
+    /// The master's hard clip of `count` interleaved samples in place, eight at a time with the
+    /// selects of `min(max(b, −1), 1)` (NaN passes both, and counts); returns how many it changed.
+    /// A pass of its own: in the DC blocker's loop it had added a dozen instructions per frame
+    /// beside that loop's chain (see `DCBlocker`).
+    @inline(__always) static func clip(_ out: UnsafeMutablePointer<Float>, count: Int) -> Int {
+        var i = 0
+        var clipped = SIMD8<Int32>(repeating: 0)
+        while i + 8 <= count {
+            let b = UnsafeRawPointer(out + i).loadUnaligned(as: SIMD8<Float>.self)
+            let c = b.replacing(with: -1, where: b .<= -1).replacing(with: 1, where: b .> 1)
+            clipped &+= SIMD8<Int32>(repeating: 0).replacing(with: 1, where: c .!= b)
+            UnsafeMutableRawPointer(out + i).storeBytes(of: c, as: SIMD8<Float>.self)
+            i &+= 8
         }
-        dcLeft = (xl, yl); dcRight = (xr, yr)
-        clippedSamples += clipped
+        var tail = 0
+        while i < count {
+            let b = out[i], c = min(max(b, -1), 1)
+            tail += c != b ? 1 : 0
+            out[i] = c
+            i &+= 1
+        }
+        return Int(clipped.wrappedSum()) + tail
     }
 
     /// A part's bus for one period's frames: gain (ramped), then echo; and whether it is still
@@ -324,4 +361,23 @@ struct MasterJob {
     let split: Int
     /// Which span this is (`Engine.spanSequence`).
     let sequence: Int
+}
+
+/// The master's one-pole DC blocker, both sides, in registers: y = (x − x₋₁) + pole·y₋₁ per frame.
+///
+/// Each frame waits on the last (a multiply and an add, the order fixing the bits), about six
+/// cycles a frame that nothing can shorten. `addPlanes` therefore steps it one frame per plane
+/// while it sums the next stretch: the chain runs beside independent work instead of after it.
+struct DCBlocker {
+    var left: (x: Float, y: Float), right: (x: Float, y: Float)
+
+    /// Frame n of the summed `l`/`r`, times the master gain, through the blocker into out[2n], out[2n + 1].
+    @inline(__always) mutating func step(_ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>, _ n: Int,
+                                         into out: UnsafeMutablePointer<Float>, gain: Float, pole: Float) {
+        let a = l[n] * gain, b = r[n] * gain
+        let ya = a - left.x + pole * left.y, yb = b - right.x + pole * right.y
+        left = (a, ya); right = (b, yb)
+        out[2 &* n] = ya
+        out[2 &* n &+ 1] = yb
+    }
 }
