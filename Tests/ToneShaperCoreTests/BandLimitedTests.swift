@@ -76,6 +76,31 @@ struct BandLimitedTests {
         }
     }
 
+    /// The read pass addresses both kinds of table with one byte offset per sample: the singles'
+    /// own, and twice it for the pairs.
+    @Test("each level's single table holds the level's samples (its pairs' first values, guard and repeats included), at half the pairs' byte offset")
+    func singleTablesBesideThePairs() {
+        let storage = BandLimitedTables.shared.storageWithEveryWave
+        for wave in BandLimitedTables.waves {
+            let pairs = UnsafeRawPointer(BandLimitedTables.waveBase(storage, wave))
+            let singles = pairs + 4 * BandLimitedTables.pairFloats
+            var mismatches = 0, sounding = 0
+            for level in 0..<BandLimitedTables.levelCount {
+                let size = BandLimitedTables.sizes[level]
+                for entry in 0..<(size + 4) {
+                    let single = 2 * BandLimitedTables.offsets[level] + 4 * entry
+                    let alone = singles.load(fromByteOffset: single, as: Float.self)
+                    if alone != pairs.load(fromByteOffset: 2 * single, as: Float.self)
+                        || alone != BandLimitedTables.shared.value(wave, level: level, index: (entry - 1 + size) % size) {
+                        mismatches += 1
+                    }
+                    if alone != 0 { sounding += 1 }
+                }
+            }
+            #expect(mismatches == 0 && sounding > 10_000, "\(wave): \(mismatches) entries differ, \(sounding) not 0")
+        }
+    }
+
     @Test("the render loop's Float level blend agrees with the Double one: same level, weight within 1e-5, continuous at level changes")
     func floatBlendMatches() {
         let nyquistReciprocal = 2 / 48_000.0

@@ -60,6 +60,35 @@ struct EngineTests {
         }
     }
 
+    /// A sweep crosses level after level, each blended only across the top of its band: a block
+    /// reads one level when none of its groups blends and both when one does, so block sizes put
+    /// that choice in different places, and a group that does not blend must read the same either way.
+    @Test("a band-limited sweep through many levels and their blends is identical sample for sample at block sizes 64, 1, 7, 100, 512, 4096")
+    func blendedSweepBlockSizeIndependence() throws {
+        let shapes = BandLimitedTables.waves.enumerated().map { program, wave in
+            Shape(name: "sweep \(program)", program: program,
+                  points: [.init(time: 0, frequency: 150), .init(time: 0.12, frequency: 9000), .init(time: 0.25, frequency: 700)],
+                  duration: 0.25, minFrequency: 20, maxFrequency: 10_000, wave: wave, amplitude: 0.5)
+        }
+        let events: [(frame: Int, message: MIDIMessage)] = [
+            (0, .on(69)), (0, .programChange(channel: 1, program: 1)), (0, .programChange(channel: 2, program: 2)),
+            (0, .programChange(channel: 3, program: 2)), (5, .noteOn(channel: 1, note: 64, velocity: 100)),
+            (333, .noteOn(channel: 2, note: 57, velocity: 90)), (1001, .noteOn(channel: 3, note: 81, velocity: 80)),
+            (7000, .pitchBend(channel: 0, value: 5000)), (11_000, .off(69)),
+        ]
+        var outputs: [[Float]] = []
+        for block in [64, 1, 7, 100, 512, 4096] {
+            let e = try Bench.engine(shapes)
+            let timed = events.map { TimedMIDIMessage(frame: Int64($0.frame), message: $0.message) }
+            outputs.append(OfflineRenderer(engine: e, blockFrames: block).renderAll(timed, totalFrames: 12_000))
+        }
+        #expect(Signal.peak(outputs[0]) > 0.1)
+        for i in 1..<outputs.count {
+            let firstDifference = zip(outputs[i], outputs[0]).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+            #expect(firstDifference == nil, "block size #\(i) differs from 64 at interleaved sample \(firstDifference ?? -1)")
+        }
+    }
+
     @Test("knob glides (duration CC 71, fidelity CC 74, echo CC 91/94, pan CC 10, mod wheel) are block-size independent too")
     func glideBlockSizeIndependence() throws {
         let shape = Shape(name: "sweep", points: [.init(time: 0, frequency: 200), .init(time: 0.1, frequency: 800),

@@ -309,4 +309,28 @@ struct KernelTests {
         }
         #expect(worst < 1e-5, "\(wave) at \(f) Hz worst error \(worst)")
     }
+
+    /// Level L keeps its partials below Nyquist for r = 1.01·f·512/Nyquist in [2^((L−1)/4), 2^(L/4));
+    /// the voice plays that level alone through the band's lower three quarters (in r) and fades
+    /// to the next level across the top quarter, reaching it at the top.
+    @Test("a band-limited voice plays its level alone below the top quarter of the level's band and blends toward the next across it, within 1e-5 of the harmonic sums",
+          arguments: [(WaveType.bandLimitedSawtooth, 20, 0.4), (.bandLimitedSawtooth, 20, 0.9), (.bandLimitedSquare, 17, 0.05),
+                      (.bandLimitedTriangle, 24, 0.7), (.bandLimitedSquare, 12, 0.8), (.bandLimitedSawtooth, 28, 0.97)])
+    func bandLimitedBlendOnlyAtTheTop(wave: WaveType, level: Int, place: Double) {
+        let rate = 48_000.0
+        let low = exp2(Double(level - 1) / 4), high = exp2(Double(level) / 4)
+        let f = (low + place * (high - low)) * (rate / 2) / 512 / 1.01
+        let weight = place < 0.75 ? 0 : (place - 0.75) / 0.25
+        let rich = BandLimitedTables.harmonics(level: level), lean = BandLimitedTables.harmonics(level: level + 1)
+        #expect(Double(rich) * f * 1.01 < rate / 2 && rich > lean)
+        let out = renderVoice(wave: wave, frequency: f, count: 3000)
+        let spectrum = BandLimitedSpectrum(wave)!
+        var worst = 0.0
+        for n in out.indices {
+            let t = Double(n) * f / rate
+            let expected = (1 - weight) * spectrum.value(at: t, harmonics: rich) + weight * spectrum.value(at: t, harmonics: lean)
+            worst = max(worst, abs(Double(out[n]) - expected))
+        }
+        #expect(worst < 1e-5, "\(wave) at \(f) Hz (level \(level), \(place) of its band) worst error \(worst)")
+    }
 }

@@ -42,6 +42,12 @@ public final class BandLimitedTables: @unchecked Sendable {
     /// values its cubic reads (samples j − 1 … j + 2 of both levels) sit in 32 consecutive bytes
     /// starting at entry j: one load. Entry 0 is the guard sample before the cycle (sample N − 1)
     /// and the last three repeat samples 0, 1, 2, so a read at any index 0 ..< N stays inside.
+    ///
+    /// After each wave's pairs, its single tables, [level][entry]: level L's sample e − 1 alone, same
+    /// guard and repeats, so samples j − 1 … j + 2 sit in 16 bytes at entry j. Read when no blend is
+    /// under way (`TableSink`): half the bytes and none of the pairs' shuffles. Level L's singles
+    /// start offsets[L] / 2 floats after the pairs' end, so a row's byte offset among the singles is
+    /// exactly half its pair's: the walk writes one offset and each read scales it (1 or 2) in its address.
     let storage: UnsafeMutablePointer<Float>
     /// Points of each level: the interpolation error relative to the fundamental grows as the top
     /// partial gets louder (1/K for a saw of K partials), so leaner levels get more points per
@@ -55,7 +61,9 @@ public final class BandLimitedTables: @unchecked Sendable {
     }
     /// Where each level's pairs start, in floats from its wave's first table.
     static let offsets: [Int] = sizes.reduce(into: [0]) { $0.append($0.last! + 2 * ($1 + 4)) }
-    static let waveStride = offsets.last!
+    /// Floats of one wave's pairs; its singles follow them (half as many floats).
+    static let pairFloats = offsets.last!
+    static let waveStride = pairFloats + pairFloats / 2
     /// (size, offset) per level as raw memory, for the render loop (no array on the audio thread).
     nonisolated(unsafe) static let layout: UnsafeMutablePointer<Int> = {  // written once, read only
         let p = UnsafeMutablePointer<Int>.allocate(capacity: 2 * levelCount)
@@ -188,15 +196,18 @@ public final class BandLimitedTables: @unchecked Sendable {
     }
 
     /// Level `level`'s pair table of wave `w`: each level at its own resolution, every
-    /// (n / size)-th point of the full cycles `rich` (the level) and `lean` (the next).
+    /// (n / size)-th point of the full cycles `rich` (the level) and `lean` (the next); and the
+    /// level's single table, `rich` alone.
     static func writePairs(w: Int, level: Int, rich: UnsafeMutablePointer<Float>, lean: UnsafeMutablePointer<Float>,
                            into storage: UnsafeMutablePointer<Float>) {
         let size = sizes[level], every = tableSize / size
         let pairs = storage + w * waveStride + offsets[level]
+        let singles = storage + w * waveStride + pairFloats + offsets[level] / 2
         for e in 0..<(size + 4) {
             let j = ((e &- 1 &+ size) & (size - 1)) &* every  // size is a power of two
             pairs[2 * e] = rich[j]
             pairs[2 * e + 1] = lean[j]
+            singles[e] = rich[j]
         }
     }
 
@@ -222,9 +233,17 @@ public final class BandLimitedTables: @unchecked Sendable {
         return min(levelCount - 1, max(0, q + 1))
     }
 
-    /// The level for `frequency` and a weight toward the next level (fewer partials), rising from
-    /// 0 to 1 across each quarter octave: blending the two makes a sweep lose its top partial
-    /// gradually instead of in one sample, which would click.
+    /// The part of each quarter-octave band (in r = f·maxHarmonics/nyquist, from its top down) across
+    /// which a level is blended toward the next. Blending makes a sweep lose its top partials
+    /// gradually instead of in one sample (a click), but the level alone is alias-free anywhere in
+    /// its band, so below this part the weight is exactly 0 and the render reads one level, not two
+    /// (`TableSink`): a quarter of the band in r is ≈ 0.4 % of pitch, still hundreds of samples of a fast sweep.
+    static let blendedPart = 0.25
+
+    /// The level for `frequency` and a weight toward the next level (fewer partials): 0 through
+    /// most of each quarter octave, rising to 1 across its top `blendedPart` (in r), so that at the
+    /// band's top the blend has become the next level: a sweep loses its top partial gradually
+    /// instead of in one sample, which would click.
     @inline(__always) public static func blend(frequency: Double, nyquistReciprocal: Double) -> (level: Int, weight: Float) {
         let r = abs(frequency) * Double(maxHarmonics) * nyquistReciprocal
         let bits = r.bitPattern
@@ -238,7 +257,8 @@ public final class BandLimitedTables: @unchecked Sendable {
         let level = q + 1
         if level < 0 { return (0, 0) }
         if level >= levelCount - 1 { return (levelCount - 1, 0) }
-        return (level, Float((m - lo) / (hi - lo)))
+        let start = hi - blendedPart * (hi - lo)
+        return (level, m < start ? 0 : Float((m - start) / (hi - start)))
     }
 
     /// `blend` for the render loop, in Float: r = f·maxHarmonics/nyquist is given directly.
@@ -248,10 +268,11 @@ public final class BandLimitedTables: @unchecked Sendable {
         return (b.level, weight(r, in: b))
     }
 
-    /// The band of r = f·maxHarmonics/nyquist in which `blend` keeps one level, [low, high), and
-    /// its slope: inside it the weight is (r − low)·inverseSpan, so a voice gliding within a quarter
-    /// octave needs two comparisons per choice, not the level's search.
-    @inline(__always) static func band(scaledFrequency r: Float) -> (level: Int, low: Float, high: Float, inverseSpan: Float) {
+    /// The band of r = f·maxHarmonics/nyquist in which `blend` keeps one level, [low, high), where
+    /// its blend starts (`start`: high less `blendedPart` of the band) and its slope: inside it the
+    /// weight is max(0, (r − start)·inverseSpan), so a voice gliding within a quarter octave needs
+    /// two comparisons per choice, not the level's search.
+    @inline(__always) static func band(scaledFrequency r: Float) -> Band {
         let bits = r.bitPattern
         let e = Int((bits >> 23) & 0xFF) - 127
         let m = Float(bitPattern: (bits & 0x007F_FFFF) | 0x3F80_0000)
@@ -260,17 +281,21 @@ public final class BandLimitedTables: @unchecked Sendable {
         let q = 4 * e + (a1 ? 1 : 0) + (a2 ? 1 : 0) + (a3 ? 1 : 0)
         let level = q + 1
         // Below the richest level's band every partial fits; above the last, nothing does.
-        if level < 0 { return (0, 0, t3 * 0.5, 0) }
-        if level >= levelCount - 1 { return (levelCount - 1, Float(maxHarmonics), .infinity, 0) }
+        if level < 0 { return (0, 0, t3 * 0.5, .infinity, 0) }
+        if level >= levelCount - 1 { return (levelCount - 1, Float(maxHarmonics), .infinity, .infinity, 0) }
         let lo: Float = a3 ? t3 : (a2 ? t2 : (a1 ? t1 : 1))
         let hi: Float = a3 ? 2 : (a2 ? t3 : (a1 ? t2 : t1))
+        let start = hi - Float(blendedPart) * (hi - lo)
         let power = Float(bitPattern: bits & 0x7F80_0000)  // 2^e: scaling by it is exact
-        return (level, lo * power, hi * power, 1 / ((hi - lo) * power))
+        return (level, lo * power, hi * power, start * power, 1 / ((hi - start) * power))
     }
 
-    /// The weight toward the next level for r in a band from `band`.
-    @inline(__always) static func weight(_ r: Float, in b: (level: Int, low: Float, high: Float, inverseSpan: Float)) -> Float {
-        b.inverseSpan == 0 ? 0 : (r - b.low) * b.inverseSpan
+    /// A quarter-octave band of r from `band`.
+    typealias Band = (level: Int, low: Float, high: Float, start: Float, inverseSpan: Float)
+
+    /// The weight toward the next level for r in a band from `band`: +0 below the blend's start.
+    @inline(__always) static func weight(_ r: Float, in b: Band) -> Float {
+        b.inverseSpan == 0 || r < b.start ? 0 : (r - b.start) * b.inverseSpan
     }
 
     /// The table positions of eight phases (not wrapped, ≥ 0) in a table of `points` points (a power

@@ -117,31 +117,33 @@ struct PreciseScratchSink: VoiceSink {
 /// then reads the rows from addresses it loads from memory, with nothing chained from one group
 /// to the next, so the loads of many groups are in flight at once.
 ///
-/// Each lane reads one 32-byte row: samples i−1 … i+2 as (rich, lean) pairs. Four lanes' rows are
-/// transposed as 64-bit pairs (cheap whole-vector shuffles), so each vector holds one tap of four
-/// lanes, still paired; the cubic weights (each lane's twice) sum the taps, and two shuffles part
-/// the rich and lean sums into lane order for the blend. Two lane groups, (0, 1, 4, 5) and
-/// (2, 3, 6, 7), make those shuffles in-lane.
+/// The weight is 0 through most of each level's band, so `mix` reads the level alone when no group
+/// of the block blends (`mixOneLevel`), and both levels only when one does (`mixBlended`). A group
+/// whose weight is 0 gives the same bits either way, so where a block boundary falls changes nothing.
 struct TableSink: VoiceSink {
-    let base: UnsafeMutablePointer<Float>
+    /// The wave's pair tables, and its single tables (`BandLimitedTables.storage`).
+    let base: UnsafeMutablePointer<Float>, singles: UnsafeMutablePointer<Float>
     /// Hz to the `blend` scale (maxHarmonics / Nyquist).
     let scale: Float
-    /// The first pass's output, per sample: the row's byte offset from `base`, the fraction past
-    /// its second point, the level weight and the gain.
+    /// The first pass's output, per sample: the row's byte offset among the singles (the pairs' is
+    /// twice it), the fraction past its second point, the level weight and the gain.
     let rows: UnsafeMutablePointer<UInt64>, fractions: UnsafeMutablePointer<Float>
     let weights: UnsafeMutablePointer<Float>, gains: UnsafeMutablePointer<Float>
     var level: Int
     var weight: Float
-    /// Byte offset of the current level's pairs from `base`.
+    /// Whether any group of this block was given a weight other than 0.
+    var blending = false
+    /// Byte offset of the current level's singles from `singles` (half its pairs' from `base`).
     var levelOffset: UInt64
     /// Points in the current level's table, as the phase's scale and as the index mask (size − 1):
     /// made once per level, not converted and checked again in every group.
     var points: Double, mask: UInt64
     /// The quarter octave of the last choice (empty until the first).
-    var band: (level: Int, low: Float, high: Float, inverseSpan: Float) = (0, 0, 0, 0)
+    var band: BandLimitedTables.Band = (0, 0, 0, 0, 0)
 
     init(base: UnsafeMutablePointer<Float>, scale: Float, scratch: VoiceScratch, level: Int, weight: Float) {
-        self.base = base; self.scale = scale; self.level = level; self.weight = weight
+        self.base = base; singles = base + BandLimitedTables.pairFloats
+        self.scale = scale; self.level = level; self.weight = weight
         rows = scratch.rows; fractions = scratch.phase; weights = scratch.weight; gains = scratch.gain
         points = 0; mask = 0; levelOffset = 0
         select(level)
@@ -152,7 +154,7 @@ struct TableSink: VoiceSink {
         let layout = BandLimitedTables.layout
         let size = layout[2 * level]
         points = Double(size); mask = UInt64(truncatingIfNeeded: size &- 1)
-        levelOffset = UInt64(truncatingIfNeeded: 4 &* layout[2 * level + 1])
+        levelOffset = UInt64(truncatingIfNeeded: 2 &* layout[2 * level + 1])
     }
 
     /// The cubic's sum for four lanes' rows (a, b, c, d), their pairs kept apart: (rich, lean) of
@@ -185,7 +187,8 @@ struct TableSink: VoiceSink {
     /// The first pass: where frames n ..< n + m read, and how loud.
     @inline(__always) mutating func put(_ n: Int, _ m: Int, phases: SIMD8<Double>, gains g: SIMD8<Float>) {
         let (index, t) = BandLimitedTables.positions(phases: phases, points: points, mask: mask)
-        let offsets = SIMD8<UInt64>(repeating: levelOffset) &+ (index &<< 3)
+        let offsets = SIMD8<UInt64>(repeating: levelOffset) &+ (index &<< 2)
+        blending = blending || weight != 0
         if m == 8 {
             UnsafeMutableRawPointer(rows + n).storeBytes(of: offsets, as: SIMD8<UInt64>.self)
             UnsafeMutableRawPointer(fractions + n).storeBytes(of: t, as: SIMD8<Float>.self)
@@ -199,17 +202,26 @@ struct TableSink: VoiceSink {
     /// The second pass: frames 0 ..< count read from the tables and added to `bus`. Past `count`
     /// (to the next multiple of 8) the scratch holds earlier, still valid offsets, whose values are
     /// computed and dropped.
+    @inline(__always) func mix(count: Int, into bus: UnsafeMutablePointer<Float>) {
+        guard count > 0 else { return }
+        if blending { mixBlended(count: count, into: bus) } else { mixOneLevel(count: count, into: bus) }
+    }
+
+    /// Both levels, blended. Each lane reads one 32-byte row: samples i−1 … i+2 as (rich, lean)
+    /// pairs. Four lanes' rows are transposed as 64-bit pairs (cheap whole-vector shuffles), so each
+    /// vector holds one tap of four lanes, still paired; the cubic weights (each lane's twice) sum the
+    /// taps, and two shuffles part the rich and lean sums into lane order for the blend. Two lane
+    /// groups, (0, 1, 4, 5) and (2, 3, 6, 7), make those shuffles in-lane.
     ///
     /// Each group's eight rows are loaded one group ahead, before the group before them is summed:
     /// loaded in their own group, the cubic and the transposes waited on a chain of two loads (the
     /// offset, then the row) with nothing else of the group to do, and a group's ~60 vector
     /// operations do not fit the scheduler beside the next group's. The last group loads its own
     /// rows again instead of reading past the block.
-    @inline(__always) func mix(count: Int, into bus: UnsafeMutablePointer<Float>) {
-        guard count > 0 else { return }
+    @inline(__always) func mixBlended(count: Int, into bus: UnsafeMutablePointer<Float>) {
         let table = UnsafeRawPointer(base)
         @inline(__always) func row(_ i: Int) -> SIMD4<UInt64> {
-            table.loadUnaligned(fromByteOffset: Int(truncatingIfNeeded: rows[i]), as: SIMD4<UInt64>.self)
+            table.loadUnaligned(fromByteOffset: 2 &* Int(truncatingIfNeeded: rows[i]), as: SIMD4<UInt64>.self)
         }
         let last = (count &- 1) & ~7
         var r0 = row(0), r1 = row(1), r2 = row(2), r3 = row(3), r4 = row(4), r5 = row(5), r6 = row(6), r7 = row(7)
@@ -230,6 +242,46 @@ struct TableSink: VoiceSink {
             let w = UnsafeRawPointer(weights + n).loadUnaligned(as: SIMD8<Float>.self)
             let g = UnsafeRawPointer(gains + n).loadUnaligned(as: SIMD8<Float>.self)
             addLanes((rich + w * (lean - rich)) * g, into: bus, at: n, count: Swift.min(8, count &- n))
+            n &+= 8
+        }
+    }
+
+    /// The level alone: each lane reads one 16-byte row, samples i−1 … i+2. The rows of lanes
+    /// (0 | 1), (2 | 3), (4 | 5), (6 | 7) share a vector; a 4×4 transpose within the halves leaves
+    /// each tap in lane order (0, 2, 4, 6 | 1, 3, 5, 7), so the fractions go into that order and the
+    /// sums come back out of it (LLVM folds both into the transpose: 16 shuffles and 25 arithmetic
+    /// operations per 8 samples, against the pairs' 28 and 36). The cubic is `mixBlended`'s sum in the
+    /// same order, so a group it would have read at weight 0 (rich + 0·(lean − rich) = rich, and a
+    /// ±0 added to a bus that starts at +0) comes out the same bits.
+    @inline(__always) func mixOneLevel(count: Int, into bus: UnsafeMutablePointer<Float>) {
+        let table = UnsafeRawPointer(singles)
+        @inline(__always) func row(_ i: Int) -> SIMD4<Float> {
+            table.loadUnaligned(fromByteOffset: Int(truncatingIfNeeded: rows[i]), as: SIMD4<Float>.self)
+        }
+        @inline(__always) func two(_ i: Int) -> SIMD8<Float> { SIMD8(lowHalf: row(i), highHalf: row(i &+ 1)) }
+        @inline(__always) func pairs(_ v: SIMD8<Float>) -> SIMD4<UInt64> { unsafeBitCast(v, to: SIMD4<UInt64>.self) }
+        let last = (count &- 1) & ~7
+        var z0 = two(0), z1 = two(2), z2 = two(4), z3 = two(6)
+        var n = 0
+        while n < count {
+            let inOrder = UnsafeRawPointer(fractions + n).loadUnaligned(as: SIMD8<Float>.self)
+            let t = SIMD8<Float>(inOrder[0], inOrder[2], inOrder[4], inOrder[6], inOrder[1], inOrder[3], inOrder[5], inOrder[7])
+            let w = BandLimitedTables.cubicWeights(t)
+            // Taps 0, 1 (p, u) and 2, 3 (q, v) of lanes (0, 2 | 1, 3) and (4, 6 | 5, 7), interleaved.
+            let p = pairs(SIMD8<Float>(z0[0], z1[0], z0[1], z1[1], z0[4], z1[4], z0[5], z1[5]))
+            let q = pairs(SIMD8<Float>(z0[2], z1[2], z0[3], z1[3], z0[6], z1[6], z0[7], z1[7]))
+            let u = pairs(SIMD8<Float>(z2[0], z3[0], z2[1], z3[1], z2[4], z3[4], z2[5], z3[5]))
+            let v = pairs(SIMD8<Float>(z2[2], z3[2], z2[3], z3[3], z2[6], z3[6], z2[7], z3[7]))
+            let next = Swift.min(n &+ 8, last)
+            z0 = two(next); z1 = two(next &+ 2); z2 = two(next &+ 4); z3 = two(next &+ 6)
+            let t0 = unsafeBitCast(SIMD4<UInt64>(p[0], u[0], p[2], u[2]), to: SIMD8<Float>.self)
+            let t1 = unsafeBitCast(SIMD4<UInt64>(p[1], u[1], p[3], u[3]), to: SIMD8<Float>.self)
+            let t2 = unsafeBitCast(SIMD4<UInt64>(q[0], v[0], q[2], v[2]), to: SIMD8<Float>.self)
+            let t3 = unsafeBitCast(SIMD4<UInt64>(q[1], v[1], q[3], v[3]), to: SIMD8<Float>.self)
+            let x = (t0 * w.0 + t1 * w.1) + (t2 * w.2 + t3 * w.3)
+            let sum = SIMD8<Float>(x[0], x[4], x[1], x[5], x[2], x[6], x[3], x[7])
+            let g = UnsafeRawPointer(gains + n).loadUnaligned(as: SIMD8<Float>.self)
+            addLanes(sum * g, into: bus, at: n, count: Swift.min(8, count &- n))
             n &+= 8
         }
     }
