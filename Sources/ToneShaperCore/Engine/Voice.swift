@@ -141,7 +141,7 @@ struct VoiceScratch {
     /// The same phase in Double, for the Fourier series whose high partials need it.
     let precisePhase: UnsafeMutablePointer<Double>
     let gain: UnsafeMutablePointer<Float>
-    /// The band-limited tables' row offsets (bytes) and level weights, from the walk to `TableSink.mix`.
+    /// The band-limited tables' row offsets (bytes among the single tables; the pairs' are twice them) and level weights, from the walk to `TableSink.mix`.
     let rows: UnsafeMutablePointer<UInt64>
     let weight: UnsafeMutablePointer<Float>
     /// The Fourier series' term weights: 1/k at k, 1/k² at `fourierTermLimit` + k, for k up to the
