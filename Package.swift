@@ -4,6 +4,15 @@ import PackageDescription
 import Glibc
 #endif
 
+/// LLVM's names of x86-64 CPUs with AVX2, FMA, BMI2 and F16C (what TONESHAPER_VECTOR_ROUNDING needs),
+/// and of those that also have AVX-512 F, CD, BW, DQ and VL (TONESHAPER_AVX512), for `TONESHAPER_CPU`
+/// (above `coreCPUFlags`: a manifest's globals are made in order).
+let namedAVX2CPUs: Set<String> = ["x86-64-v3", "haswell", "broadwell", "skylake", "alderlake", "raptorlake", "meteorlake",
+                                  "arrowlake", "lunarlake", "gracemont", "znver1", "znver2", "znver3"]
+let namedAVX512CPUs: Set<String> = ["x86-64-v4", "skylake-avx512", "cascadelake", "cooperlake", "cannonlake", "icelake-client",
+                                    "icelake-server", "tigerlake", "rocketlake", "sapphirerapids", "emeraldrapids",
+                                    "graniterapids", "znver4", "znver5"]
+
 /// The voice kernels compute eight samples at once in SIMD lanes. On an x86-64 machine whose CPU has
 /// AVX2 and FMA (Intel Haswell and later, AMD Zen), release builds of the DSP core target it (AVX-512
 /// where the CPU has that too): each eight-lane step is one instruction or two instead of two to four.
@@ -12,7 +21,13 @@ import Glibc
 let coreCPUFlags: [String] = {
     #if arch(x86_64) && canImport(Glibc)
     if let chosen = getenv("TONESHAPER_CPU").map({ String(cString: $0) }), !chosen.isEmpty {
-        return chosen == "baseline" ? [] : ["-target-cpu", chosen]
+        // A named CPU gets the fast paths its features allow, as the automatic choice below gives
+        // them (a packager building for x86-64-v3 or znver4, say); one not listed, none of them.
+        if chosen == "baseline" { return [] }
+        if namedAVX512CPUs.contains(chosen) {
+            return ["-target-cpu", chosen, "-D", "TONESHAPER_VECTOR_ROUNDING", "-D", "TONESHAPER_AVX512"]
+        }
+        return namedAVX2CPUs.contains(chosen) ? ["-target-cpu", chosen, "-D", "TONESHAPER_VECTOR_ROUNDING"] : ["-target-cpu", chosen]
     }
     guard let file = fopen("/proc/cpuinfo", "r") else { return [] }
     defer { fclose(file) }

@@ -189,6 +189,20 @@ help="$(bash install.sh --help 2>&1 || true)"
 missing_options="$(for option in --prefix --bin --lv2 --clap --out --uninstall --deb; do grep -q -- "$option" <<<"$help" || printf ' %s' "$option"; done)"
 check "install.sh --help names every option it takes${missing_options:+ (not:$missing_options)}" test -z "$missing_options"
 
+# A build for a named CPU (a packager's TONESHAPER_CPU) takes the core's fast paths that CPU's
+# features allow, as the automatic choice does for the machine's own; an unlisted name, none.
+core_flags() {
+  TONESHAPER_CPU="$1" swift package dump-package 2>/dev/null | python3 -c 'import json, sys
+print(" ".join(f for t in json.load(sys.stdin)["targets"] if t["name"] == "ToneShaperCore"
+               for s in t.get("settings", []) for f in s["kind"].get("unsafeFlags", {}).get("_0", [])))'
+}
+check "TONESHAPER_CPU=znver4 builds the core for it with the AVX-512 paths" \
+  test "$(core_flags znver4)" = "-target-cpu znver4 -D TONESHAPER_VECTOR_ROUNDING -D TONESHAPER_AVX512 -O"
+check "TONESHAPER_CPU=x86-64-v3 builds the core for it with the vector roundings, not the AVX-512 paths" \
+  test "$(core_flags x86-64-v3)" = "-target-cpu x86-64-v3 -D TONESHAPER_VECTOR_ROUNDING -O"
+check "TONESHAPER_CPU=nehalem (no AVX2) builds the core for it with neither; baseline for any x86-64" \
+  test "$(core_flags nehalem)" = "-target-cpu nehalem -O" -a "$(core_flags baseline)" = "-O"
+
 # The instruments are where hosts look, whole.
 exports() { readelf --dyn-syms -W "$1" | awk '$7 != "UND" && ($5 == "GLOBAL" || $5 == "WEAK") { print $8 }'; }
 bundle="$prefix/lib/lv2/toneshaper.lv2"
