@@ -7,7 +7,7 @@ import Glibc
 /// LLVM's names of x86-64 CPUs with AVX2, FMA, BMI2 and F16C (what TONESHAPER_VECTOR_ROUNDING needs),
 /// and of those that also have AVX-512 F, CD, BW, DQ and VL (TONESHAPER_AVX512), for `TONESHAPER_CPU`
 /// (above `coreCPUFlags`: a manifest's globals are made in order).
-let namedAVX2CPUs: Set<String> = ["x86-64-v3", "haswell", "broadwell", "skylake", "alderlake", "raptorlake", "meteorlake",
+let namedAVX2CPUs: Set<String> = ["x86-64-v3", "core-avx2", "haswell", "broadwell", "skylake", "alderlake", "raptorlake", "meteorlake",
                                   "arrowlake", "lunarlake", "gracemont", "znver1", "znver2", "znver3"]
 let namedAVX512CPUs: Set<String> = ["x86-64-v4", "skylake-avx512", "cascadelake", "cooperlake", "cannonlake", "icelake-client",
                                     "icelake-server", "tigerlake", "rocketlake", "sapphirerapids", "emeraldrapids",
@@ -17,10 +17,14 @@ let namedAVX512CPUs: Set<String> = ["x86-64-v4", "skylake-avx512", "cascadelake"
 /// AVX2 and FMA (Intel Haswell and later, AMD Zen), release builds of the DSP core target it (AVX-512
 /// where the CPU has that too): each eight-lane step is one instruction or two instead of two to four.
 /// Such a build runs only on such a CPU, as is usual for an instrument built from source where it
-/// plays; `TONESHAPER_CPU=baseline` builds for any x86-64, `TONESHAPER_CPU=<llvm cpu name>` for a given one.
+/// plays; `TONESHAPER_CPU=baseline` builds for any x86-64, `TONESHAPER_CPU=<llvm cpu name>` for a given one
+/// (`native`: this machine's, with the fast paths it allows).
 let coreCPUFlags: [String] = {
     #if arch(x86_64) && canImport(Glibc)
-    if let chosen = getenv("TONESHAPER_CPU").map({ String(cString: $0) }), !chosen.isEmpty {
+    let chosen = getenv("TONESHAPER_CPU").map { String(cString: $0) } ?? ""
+    // "native" is this machine's CPU by LLVM's own name: the fast paths as below, from /proc/cpuinfo.
+    let native = chosen == "native"
+    if !chosen.isEmpty && !native {
         // A named CPU gets the fast paths its features allow, as the automatic choice below gives
         // them (a packager building for x86-64-v3 or znver4, say); one not listed, none of them.
         if chosen == "baseline" { return [] }
@@ -29,7 +33,8 @@ let coreCPUFlags: [String] = {
         }
         return namedAVX2CPUs.contains(chosen) ? ["-target-cpu", chosen, "-D", "TONESHAPER_VECTOR_ROUNDING"] : ["-target-cpu", chosen]
     }
-    guard let file = fopen("/proc/cpuinfo", "r") else { return [] }
+    let plain = native ? ["-target-cpu", "native"] : []
+    guard let file = fopen("/proc/cpuinfo", "r") else { return plain }
     defer { fclose(file) }
     var line = [CChar](repeating: 0, count: 8192)
     while fgets(&line, Int32(line.count), file) != nil {
@@ -39,16 +44,18 @@ let coreCPUFlags: [String] = {
         // TONESHAPER_VECTOR_ROUNDING: the core may round eight Doubles with `rounded(.toNearestOrEven)`
         // (vroundpd, the same values as the 1.5·2⁵² trick it replaces); on plain x86-64 that is a libm
         // call per lane, so only builds for such a CPU say so.
-        guard ["avx2", "fma", "bmi2", "f16c"].allSatisfy({ flags.contains(Substring($0)) }) else { return [] }
+        guard ["avx2", "fma", "bmi2", "f16c"].allSatisfy({ flags.contains(Substring($0)) }) else { return plain }
         // With AVX-512 (Intel Skylake-SP and later, AMD Zen 4 and later) an eight-Double step is one
         // instruction and there are 32 vector registers: the same output bits, a faster saw and Fourier.
         // TONESHAPER_AVX512: code may hold twice the vector state (the Fourier sums take four groups of eight).
         let avx512 = ["avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"].allSatisfy { flags.contains(Substring($0)) }
-        return avx512 ? ["-target-cpu", "skylake-avx512", "-D", "TONESHAPER_VECTOR_ROUNDING", "-D", "TONESHAPER_AVX512"]
-                      : ["-target-cpu", "haswell", "-D", "TONESHAPER_VECTOR_ROUNDING"]
+        return avx512 ? ["-target-cpu", native ? "native" : "skylake-avx512", "-D", "TONESHAPER_VECTOR_ROUNDING", "-D", "TONESHAPER_AVX512"]
+                      : ["-target-cpu", native ? "native" : "haswell", "-D", "TONESHAPER_VECTOR_ROUNDING"]
     }
-    #endif
+    return plain
+    #else
     return []
+    #endif
 }()
 
 /// Release builds of the program carry the Swift runtime and Foundation inside it, as

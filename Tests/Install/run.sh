@@ -202,6 +202,10 @@ check "TONESHAPER_CPU=x86-64-v3 builds the core for it with the vector roundings
   test "$(core_flags x86-64-v3)" = "-target-cpu x86-64-v3 -D TONESHAPER_VECTOR_ROUNDING -O"
 check "TONESHAPER_CPU=nehalem (no AVX2) builds the core for it with neither; baseline for any x86-64" \
   test "$(core_flags nehalem)" = "-target-cpu nehalem -O" -a "$(core_flags baseline)" = "-O"
+auto_flags="$(core_flags "")"
+case "$auto_flags" in -target-cpu*) native_expected="$(sed -E 's/^-target-cpu [^ ]+/-target-cpu native/' <<<"$auto_flags")" ;; *) native_expected="-target-cpu native $auto_flags" ;; esac
+check "TONESHAPER_CPU=native builds the core for this machine's CPU with the fast paths an unset one takes ($auto_flags)" \
+  test "$(core_flags native)" = "$native_expected"
 
 # The instruments are where hosts look, whole.
 exports() { readelf --dyn-syms -W "$1" | awk '$7 != "UND" && ($5 == "GLOBAL" || $5 == "WEAK") { print $8 }'; }
