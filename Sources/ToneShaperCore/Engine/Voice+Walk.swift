@@ -145,6 +145,12 @@ extension Voice {
         let steadyGain = SIMD8<Float>(repeating: Float(g))
         let perSample = G.ramps || E.smooths || E.usesRunningValue
         let lanes = SIMD8<Double>(0, 1, 2, 3, 4, 5, 6, 7)
+        /// Eight lanes' gains `done` samples into the ramp, the target for lanes at or past its end
+        /// (`left` samples of it to go from lane 0): `rampedGain` in lanes.
+        @inline(__always) func rampedGains(done: SIMD8<Double>, left: Int) -> SIMD8<Double> {
+            let ramped = rampFrom + done * gainStep
+            return left < 8 ? ramped.replacing(with: gainTarget, where: lanes .>= Double(left)) : ramped
+        }
 
         var n = 0
         while n < count {
@@ -157,28 +163,28 @@ extension Voice {
                 var lane0 = SIMD8<Double>(repeating: Double(at.j)) + lanes
                 while n + 32 <= count && at.k + 32 < at.boundary {
                     let lane1 = lane0 + 8, lane2 = lane0 + 16, lane3 = lane0 + 24
-                    let phases0 = at.anchorPhase + lane0 * (at.c1 + lane0 * at.c2)
-                    let phases1 = at.anchorPhase + lane1 * (at.c1 + lane1 * at.c2)
-                    let phases2 = at.anchorPhase + lane2 * (at.c1 + lane2 * at.c2)
-                    let phases3 = at.anchorPhase + lane3 * (at.c1 + lane3 * at.c2)
-                    if S.groups { sink.choose(frequency: at.anchorFrequency + Double(at.j) * at.df) }
+                    let phases0 = at.phases(lane0)
+                    let phases1 = at.phases(lane1)
+                    let phases2 = at.phases(lane2)
+                    let phases3 = at.phases(lane3)
+                    if S.groups { sink.choose(frequency: at.frequency(after: 0)) }
                     sink.put(n, 8, phases: phases0, gains: steadyGain)
-                    if S.groups { sink.choose(frequency: at.anchorFrequency + Double(at.j + 8) * at.df) }
+                    if S.groups { sink.choose(frequency: at.frequency(after: 8)) }
                     sink.put(n + 8, 8, phases: phases1, gains: steadyGain)
-                    if S.groups { sink.choose(frequency: at.anchorFrequency + Double(at.j + 16) * at.df) }
+                    if S.groups { sink.choose(frequency: at.frequency(after: 16)) }
                     sink.put(n + 16, 8, phases: phases2, gains: steadyGain)
-                    if S.groups { sink.choose(frequency: at.anchorFrequency + Double(at.j + 24) * at.df) }
+                    if S.groups { sink.choose(frequency: at.frequency(after: 24)) }
                     sink.put(n + 24, 8, phases: phases3, gains: steadyGain)
                     at.k &+= 32; at.j &+= 32; n &+= 32
                     lane0 += 32
                 }
                 while n + 16 <= count && at.k + 16 < at.boundary {
                     let lane0 = SIMD8<Double>(repeating: Double(at.j)) + lanes, lane1 = lane0 + 8
-                    let phases0 = at.anchorPhase + lane0 * (at.c1 + lane0 * at.c2)
-                    let phases1 = at.anchorPhase + lane1 * (at.c1 + lane1 * at.c2)
-                    if S.groups { sink.choose(frequency: at.anchorFrequency + Double(at.j) * at.df) }
+                    let phases0 = at.phases(lane0)
+                    let phases1 = at.phases(lane1)
+                    if S.groups { sink.choose(frequency: at.frequency(after: 0)) }
                     sink.put(n, 8, phases: phases0, gains: steadyGain)
-                    if S.groups { sink.choose(frequency: at.anchorFrequency + Double(at.j + 8) * at.df) }
+                    if S.groups { sink.choose(frequency: at.frequency(after: 8)) }
                     sink.put(n + 8, 8, phases: phases1, gains: steadyGain)
                     at.k &+= 16; at.j &+= 16; n &+= 16
                 }
@@ -194,16 +200,12 @@ extension Voice {
                 var done0 = SIMD8<Double>(repeating: Double(rampLength &- left)) + lanes
                 while n + 16 <= count && at.k + 16 < at.boundary {
                     let lane1 = lane0 + 8, done1 = done0 + 8
-                    let phases0 = at.anchorPhase + lane0 * (at.c1 + lane0 * at.c2)
-                    let phases1 = at.anchorPhase + lane1 * (at.c1 + lane1 * at.c2)
-                    var ramped0 = rampFrom + done0 * gainStep, ramped1 = rampFrom + done1 * gainStep
-                    if left < 16 {
-                        ramped0.replace(with: gainTarget, where: lanes .>= Double(left))
-                        ramped1.replace(with: gainTarget, where: lanes .>= Double(left &- 8))
-                    }
-                    if S.groups { sink.choose(frequency: at.anchorFrequency + Double(at.j) * at.df) }
+                    let phases0 = at.phases(lane0)
+                    let phases1 = at.phases(lane1)
+                    let ramped0 = rampedGains(done: done0, left: left), ramped1 = rampedGains(done: done1, left: left &- 8)
+                    if S.groups { sink.choose(frequency: at.frequency(after: 0)) }
                     sink.put(n, 8, phases: phases0, gains: SIMD8<Float>(ramped0 * smoothed))
-                    if S.groups { sink.choose(frequency: at.anchorFrequency + Double(at.j + 8) * at.df) }
+                    if S.groups { sink.choose(frequency: at.frequency(after: 8)) }
                     sink.put(n + 8, 8, phases: phases1, gains: SIMD8<Float>(ramped1 * smoothed))
                     left = Swift.max(0, left &- 16)
                     at.k &+= 16; at.j &+= 16; n &+= 16
@@ -214,13 +216,13 @@ extension Voice {
             }
             let into = (intoPeriod + n) & 7
             let m = min(count - n, 8 - into)
-            if S.groups && into == 0 { sink.choose(frequency: at.anchorFrequency + Double(at.j) * at.df) }
+            if S.groups && into == 0 { sink.choose(frequency: at.frequency(after: 0)) }
             // No segment end inside the group: all its lanes share the anchor.
             let shared = at.k + m <= at.boundary
             var phases = SIMD8<Double>(repeating: 0)
             if shared {
                 let lane = SIMD8<Double>(repeating: Double(at.j)) + lanes
-                phases = at.anchorPhase + lane * (at.c1 + lane * at.c2)
+                phases = at.phases(lane)
             }
             var gains = steadyGain
             if !perSample && shared {
@@ -231,7 +233,7 @@ extension Voice {
                 // rampFrom + n·step from the ramp's start (the target from its end on), as the
                 // sample-by-sample branch below computes them one at a time.
                 let done = SIMD8<Double>(repeating: Double(rampLength &- left)) + lanes
-                let ramped = (rampFrom + done * gainStep).replacing(with: gainTarget, where: lanes .>= Double(left))
+                let ramped = rampedGains(done: done, left: left)
                 gains = SIMD8<Float>(ramped * smoothed)
                 left = Swift.max(0, left &- m)
                 g = rampedGain(left: left)
@@ -240,8 +242,7 @@ extension Voice {
             } else {
                 for i in 0..<m {
                     if !shared {
-                        let lane = Double(at.j)
-                        phases[i] = at.anchorPhase + lane * (at.c1 + lane * at.c2)
+                        phases[i] = at.phase(Double(at.j))
                     }
                     if E.smooths {
                         let u = at.origin + Double(at.k) * du
@@ -337,6 +338,13 @@ struct WalkPosition {
     var c1: Double, c2: Double
     var envelope: Double
 
+    /// φ at eight sample indices from the anchor (whole numbers: exact in Double), one per lane.
+    @inline(__always) func phases(_ j: SIMD8<Double>) -> SIMD8<Double> { anchorPhase + j * (c1 + j * c2) }
+    /// φ at one sample index from the anchor: the lanes' arithmetic, so the same bits.
+    @inline(__always) func phase(_ j: Double) -> Double { anchorPhase + j * (c1 + j * c2) }
+    /// The frequency `k` samples past the walk's place (the group a sink chooses for).
+    @inline(__always) func frequency(after k: Int) -> Double { anchorFrequency + Double(j + k) * df }
+
     @inline(__always)
     init(curve: FrequencyCurve, origin: Double, k: Int, segment: Int, step: Double, loopPoint: Double,
          phase: Double, frequency: Double, frequencyStep: Double, phaseSteps: Int, halfStep: Double, envelope: Double,
@@ -360,8 +368,8 @@ struct WalkPosition {
     mutating func crossBoundary<E: EnvelopeShape>(_: E.Type, period: Double, ratio: Double, decay: Double) {
         var u = origin + Double(k) * step
         let last = Double(j - 1)
-        let lastPhase = anchorPhase + last * (c1 + last * c2)
-        let lastFrequency = anchorFrequency + last * df
+        let lastPhase = phase(last)
+        let lastFrequency = frequency(after: -1)
         if u >= loopPoint {
             u = Voice.nextPass(u, period: period, step: step)
             origin = u; k = 0; segment = 0; envelope = 1
