@@ -77,7 +77,6 @@ extension Engine {
     private func rampToLevel(voice v: UnsafeMutablePointer<Voice>) {
         // A released note (or one fading to make room for another) keeps falling.
         guard v.pointee.stage == .playing else { return }
-        v.pointee.ramp(to: v.pointee.velocityGain * v.pointee.expression * Double(v.pointee.volume),
-                       samples: max(v.pointee.rampLeft, Int(rampSamples)))
+        v.pointee.ramp(to: v.pointee.level, samples: max(v.pointee.rampLeft, Int(rampSamples)))
     }
 }

@@ -89,7 +89,7 @@ extension Engine {
         (v.pointee.blendLevel, v.pointee.blendWeight) = BandLimitedTables.blend(scaledFrequency: scaled * 1.01)
         let attackSamples = max(32, Int(part.pointee.attack * sampleRate))
         v.pointee.velocityGain = Engine.velocityGain(velocity)
-        v.pointee.ramp(to: v.pointee.velocityGain * v.pointee.expression * Double(v.pointee.volume), samples: attackSamples)
+        v.pointee.ramp(to: v.pointee.level, samples: attackSamples)
     }
 
     /// A silent part starting to sound: nothing to glide from, so its controls take their

@@ -67,11 +67,14 @@ struct Voice {
     /// The transposition × bend ratio `frequency` was computed with.
     var frequencyRatio: Double = 1
 
-    /// The gain the note's velocity asks for; it plays at this times `expression`.
+    /// The gain the note's velocity asks for; it plays at this times `expression` and `volume` (`level`).
     var velocityGain: Double = 0
     /// The note's own expression gain, 0...1 (polyphonic key pressure through the map): the one
     /// control that reaches a single note on a channel that plays several.
     var expression: Double = 1
+    /// The gain a playing note ramps to: velocity × expression × volume (its attack, and each change
+    /// of its expression or volume).
+    var level: Double { velocityGain * expression * Double(volume) }
 
     // Gain: current, per-sample step and samples left in the current ramp.
     var gain: Double = 0
