@@ -62,7 +62,10 @@ let coreCPUFlags: [String] = {
 /// `--static-swift-stdlib` would (which `swift run` does not take): it starts in 5 ms instead of 9
 /// (no twenty shared libraries to load and bind), and the installed instrument runs without the
 /// Swift toolchain. The static Foundation needs its C parts named, in this order.
-let staticRuntime: [LinkerSetting] = [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))]
+/// `--no-export-dynamic` takes back the `-export-dynamic` the Swift driver passes when it links an
+/// executable: 24,000 names in its dynamic symbol table that the dynamic linker and the runtime's
+/// start-up (`dladdr`) went through at every start, a millisecond of each render (Benchmarks/README).
+let staticRuntime: [LinkerSetting] = [.unsafeFlags(["-static-stdlib", "-Xlinker", "--no-export-dynamic"], .when(platforms: [.linux], configuration: .release))]
     + ["CoreFoundation", "_FoundationICU", "_FoundationCollections", "_FoundationCShims", "stdc++"].map {
         .linkedLibrary($0, .when(platforms: [.linux], configuration: .release))
     }

@@ -217,6 +217,9 @@ check "lv2ls finds the installed instrument with LV2_PATH=PREFIX/lib/lv2" \
   bash -c "LV2_PATH='$prefix/lib/lv2' lv2ls | grep -qx urn:toneshaper:lv2:instrument"
 clap_exports="$(exports "$prefix/lib/clap/toneshaper.clap" 2>/dev/null || true)"
 check "the CLAP instrument is PREFIX/lib/clap/toneshaper.clap, exporting clap_entry" test "$clap_exports" = clap_entry
+program_exports="$(exports "$prefix/bin/toneshaper" | grep -vxE '_end|_edata|__bss_start' | wc -l)"
+check "the installed program exports no symbol of its own (the dynamic linker has none to go through at start)" \
+  test "$program_exports" = 0
 check "the installed plugins are not executable files (Debian's rule for shared libraries)" \
   test ! -x "$bundle/toneshaper.so" -a ! -x "$prefix/lib/clap/toneshaper.clap"
 
