@@ -43,7 +43,7 @@ struct ArticleNumbersOnTheWalkTests {
             bus.withUnsafeMutableBufferPointer { out in
                 withUnsafeMutablePointer(to: &slot) { s in
                     voice.render(count: n, intoPeriod: 0, slot: s, ratio: 1, halfStep: halfStep, scratch: scratch,
-                                 tables: BandLimitedTables.shared.storageWithEveryWave, nyquistReciprocal: 1e-9, into: out.baseAddress!)
+                                 tables: BandLimitedTables.shared.everyWave, nyquistReciprocal: 1e-9, into: out.baseAddress!)
                 }
             }
             phases += (0..<n).map { scratch.precisePhase[$0] }

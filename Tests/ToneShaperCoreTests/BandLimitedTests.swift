@@ -80,7 +80,7 @@ struct BandLimitedTests {
     /// own, and twice it for the pairs.
     @Test("each level's single table holds the level's samples (its pairs' first values, guard and repeats included), at half the pairs' byte offset")
     func singleTablesBesideThePairs() {
-        let storage = BandLimitedTables.shared.storageWithEveryWave
+        let storage = BandLimitedTables.shared.everyWave.storage
         for wave in BandLimitedTables.waves {
             let pairs = UnsafeRawPointer(BandLimitedTables.waveBase(storage, wave))
             let singles = pairs + 4 * BandLimitedTables.pairFloats

@@ -219,7 +219,7 @@ private func renderVoice(wave: WaveType, frequency f: Double, terms: Int = 10, c
     bus.withUnsafeMutableBufferPointer { out in
         withUnsafeMutablePointer(to: &slot) { s in
             voice.render(count: count, intoPeriod: 0, slot: s, ratio: 1, halfStep: 0.5 / rate, scratch: scratch,
-                         tables: BandLimitedTables.shared.storageWithEveryWave, nyquistReciprocal: 2 / rate, into: out.baseAddress!)
+                         tables: BandLimitedTables.shared.everyWave, nyquistReciprocal: 2 / rate, into: out.baseAddress!)
         }
     }
     return bus

@@ -70,7 +70,7 @@ struct VoiceTests {
                 bus.withUnsafeMutableBufferPointer { out in
                     withUnsafeMutablePointer(to: &slot) { s in
                         voice.render(count: count, intoPeriod: done & 7, slot: s, ratio: 1, halfStep: 0.5 / rate, scratch: scratch,
-                                     tables: BandLimitedTables.shared.storageWithEveryWave, nyquistReciprocal: 2 / rate, into: out.baseAddress!)
+                                     tables: BandLimitedTables.shared.everyWave, nyquistReciprocal: 2 / rate, into: out.baseAddress!)
                     }
                 }
                 done += count

@@ -133,8 +133,8 @@ final class HeldChord {
 /// Held chords of one wave at each count in `voiceCounts`, timed in interleaved rounds (every
 /// count once per round, `runs` rounds): a slow stretch of the machine hits all counts alike, so
 /// the comparison between counts (is the cost flat?) holds even when the absolute figure drifts.
-func benchHeld(wave program: Int, voiceCounts: [Int], seconds: Double, runs: Int) -> [HeldResult] {
-    let chords = voiceCounts.map { HeldChord(wave: program, voices: $0, seconds: seconds) }
+func benchHeld(wave program: Int, voiceCounts: [Int], seconds: Double, runs: Int, block: Int = 256) -> [HeldResult] {
+    let chords = voiceCounts.map { HeldChord(wave: program, voices: $0, seconds: seconds, block: block) }
     for _ in 0..<max(1, runs) { for chord in chords { chord.run() } }
     return chords.map(\.result)
 }

@@ -7,15 +7,18 @@ import ToneShaperCore
 import CCrossCore
 
 // toneshaper-bench [--runs N] [--seconds S] [--dense-seconds S] [--quick] [--only a,b,c,d]
-//                  [--waves sine,saw,fourier,fsquare,ftriangle] [--voices 64,256,1024,4096]
+//                  [--waves sine,saw,fourier,fsquare,ftriangle] [--voices 64,256,1024,4096] [--block N]
 // toneshaper-bench --cross-core   (only the core-to-core round trip between CPUs 0 and 1: CCrossCore)
 //   a: held sine / band-limited saw / Fourier saw voices through Engine.render
 //   b: dense performance (OfflineRenderer)   c: C reference vs Swift   d: aliasing floor of the band-limited waves
+//   --block N: the held voices' block and control period (256; the program's is 128): a voice's
+//   cost per period (its set-up, its sink's) shows as the difference between two runs' figures.
 
 var runs = 5, seconds = 10.0, denseSeconds = 30.0
 var only: Set<String> = ["a", "b", "c", "d"]
 var waveFilter: Set<String> = ["sine", "saw", "fourier"]
 var voiceCounts = [64, 256, 1024, 4096]
+var heldBlock = 256
 var args = CommandLine.arguments.dropFirst()
 while let a = args.popFirst() {
     switch a {
@@ -24,6 +27,7 @@ while let a = args.popFirst() {
     case "--dense-seconds": denseSeconds = Double(args.popFirst() ?? "") ?? denseSeconds
     case "--waves": waveFilter = Set((args.popFirst() ?? "").split(separator: ",").map(String.init))
     case "--voices": voiceCounts = (args.popFirst() ?? "").split(separator: ",").compactMap { Int($0) }
+    case "--block": heldBlock = max(8, (Int(args.popFirst() ?? "") ?? heldBlock) / 8 * 8)
     case "--quick": runs = 2; seconds = 2; denseSeconds = 5
     case "--only": only = Set((args.popFirst() ?? "").split(separator: ",").map(String.init))
     case "--cross-core":
@@ -31,7 +35,7 @@ while let a = args.popFirst() {
         print(trip < 0 ? "cross-core round trip: cannot pin threads to CPUs 0 and 1" : "cross-core round trip \(Int(trip.rounded())) ns")
         exit(0)
     case "-h", "--help":
-        print("usage: toneshaper-bench [--runs N] [--seconds S] [--dense-seconds S] [--quick] [--only a,b,c,d] [--waves sine,saw,fourier,fsquare,ftriangle] [--voices 64,256,1024,4096] | --cross-core")
+        print("usage: toneshaper-bench [--runs N] [--seconds S] [--dense-seconds S] [--quick] [--only a,b,c,d] [--waves sine,saw,fourier,fsquare,ftriangle] [--voices 64,256,1024,4096] [--block N] | --cross-core")
         exit(0)
     default:
         print("toneshaper-bench: unknown argument \(a)"); exit(2)
@@ -57,7 +61,7 @@ func record(_ figure: String, _ fields: [(String, String)]) {
 }
 func runsText(_ all: [Double]) -> String { all.map { fmt($0 * 1000, 1) }.joined(separator: "/") + " ms" }
 
-print("ToneShaper benchmark — release build, 48 kHz, 256-frame blocks, median of \(runs) runs")
+print("ToneShaper benchmark — release build, 48 kHz, \(heldBlock)-frame blocks for held voices, median of \(runs) runs")
 print("(held-voice figures: \(fmt(seconds, 1)) s of audio per run; dense: \(fmt(denseSeconds, 1)) s)")
 print("")
 
@@ -68,7 +72,7 @@ if only.contains("a") {
     for (name, program, key) in [("sine", 0, "sine"), ("band-limited saw", 1, "saw"), ("Fourier saw, 10 terms", 3, "fourier"),
                                   ("Fourier square, 10 terms", 4, "fsquare"), ("Fourier triangle, 10 terms", 5, "ftriangle")]
         where waveFilter.contains(key) {
-        for r in benchHeld(wave: program, voiceCounts: voiceCounts, seconds: seconds, runs: runs) {
+        for r in benchHeld(wave: program, voiceCounts: voiceCounts, seconds: seconds, runs: runs, block: heldBlock) {
             let voices = r.voices
             if program == 0 && voices == 64 { engineSine64 = r.nsPerVoiceSample }
             print("   " + pad("\(name), \(voices) voices", 28) + lpad(fmt(r.nsPerVoiceSample), 16)

@@ -112,8 +112,8 @@ public final class BandLimitedTables: @unchecked Sendable {
     /// Every wave's tables (live play, plugins, the editor: any program change may pick any wave).
     public func buildAll() { build(Self.waves) }
 
-    /// `storage` with every wave built, for tests that drive a voice without an engine.
-    var storageWithEveryWave: UnsafeMutablePointer<Float> { buildAll(); return storage }
+    /// The tables with every wave built, for tests that drive a voice without an engine.
+    var everyWave: TableGeometry { buildAll(); return TableGeometry(storage) }
 
     /// Sums the tables of the waves whose bits are set in `selected` into their place in `storage`.
     static func build(waves selected: Int, into storage: UnsafeMutablePointer<Float>) {
@@ -316,11 +316,7 @@ public final class BandLimitedTables: @unchecked Sendable {
 
     /// First table of a band-limited wave type.
     @inline(__always) static func waveBase(_ storage: UnsafeMutablePointer<Float>, _ type: WaveType) -> UnsafeMutablePointer<Float> {
-        switch type {
-        case .bandLimitedSquare: return storage
-        case .bandLimitedTriangle: return storage + waveStride
-        default: return storage + 2 * waveStride
-        }
+        TableGeometry(storage).waveBase(type)
     }
 
     /// Level L's sample at phase j / size(L) (for tests and tools, which build the wave first if
@@ -349,6 +345,33 @@ public final class BandLimitedTables: @unchecked Sendable {
         // On another CPU: on the creator's, it waits for `main` to yield (3–4 ms seen).
         if case .success(let thread) = NativeThread.spawn(onAnotherCPU: true, { BandLimitedTables.shared.buildAll() }) {
             thread.detach()
+        }
+    }
+}
+
+/// The tables' storage and layout as plain values, read once by the engine and handed to every
+/// voice. The layout's `static let`s are lazy globals: on Linux each read is a call (`swift_once`)
+/// with the caller's vector registers saved around it, three for every voice each period before.
+struct TableGeometry {
+    let storage: UnsafeMutablePointer<Float>
+    /// (points, offset in floats from the wave's first table) per level: `BandLimitedTables.layout`.
+    let levels: UnsafeMutablePointer<Int>
+    /// Floats of one wave's pairs (its singles follow), and of one wave's pairs and singles.
+    let pairFloats: Int, waveStride: Int
+
+    init(_ storage: UnsafeMutablePointer<Float>) {
+        self.storage = storage
+        levels = BandLimitedTables.layout
+        pairFloats = BandLimitedTables.pairFloats
+        waveStride = BandLimitedTables.waveStride
+    }
+
+    /// First table of a band-limited wave type.
+    @inline(__always) func waveBase(_ type: WaveType) -> UnsafeMutablePointer<Float> {
+        switch type {
+        case .bandLimitedSquare: return storage
+        case .bandLimitedTriangle: return storage + waveStride
+        default: return storage + 2 * waveStride
         }
     }
 }

@@ -78,7 +78,7 @@ public final class Engine: @unchecked Sendable {
     /// Per part and plane set (`16 · part + set`: a cache line per part, written by the thread
     /// that renders it), bit s: the part was audible in the span's segment s (its plane holds sound there).
     let spanAudible: UnsafeMutablePointer<UInt32>
-    let tables: UnsafeMutablePointer<Float>
+    let tables: TableGeometry
     let tablesOwner: BandLimitedTables
     let maxBlock: Int
     let halfStep: Double
@@ -192,7 +192,7 @@ public final class Engine: @unchecked Sendable {
         partVoices = .allocate(capacity: 16 * max(1, configuration.voices))
         partVoices.initialize(repeating: 0, count: 16 * max(1, configuration.voices))
         tablesOwner = owner
-        tables = tablesOwner.storage
+        tables = TableGeometry(tablesOwner.storage)
         buses = cacheAligned(Float.self, count: 32 * maxSpan)
         buses.initialize(repeating: 0, count: 32 * maxSpan)
         panRamps = cacheAligned(SIMD4<Float>.self, count: 2 * 16 * 32)

@@ -4,7 +4,7 @@ extension Voice {
     /// and the other waves through scratch buffers and a second pass.
     @inline(__always)
     mutating func render(count: Int, intoPeriod: Int, slot s: UnsafeMutablePointer<ShapeSlot>, ratio: Double, halfStep: Double,
-                         scratch: VoiceScratch, tables: UnsafeMutablePointer<Float>, nyquistReciprocal: Double,
+                         scratch: VoiceScratch, tables: TableGeometry, nyquistReciprocal: Double,
                          into bus: UnsafeMutablePointer<Float>) {
         let curve = s.pointee.curve
         let period = s.pointee.period, du = s.pointee.du
@@ -50,7 +50,7 @@ extension Voice {
         let kind = envelopeKind == 0 && smoothedEnvelope == 1 ? 3 : envelopeKind
         switch wave {
         case .bandLimitedSquare, .bandLimitedTriangle, .bandLimitedSawtooth:
-            var sink = TableSink(base: BandLimitedTables.waveBase(tables, wave),
+            var sink = TableSink(wave, tables: tables,
                                  scale: Float(Double(BandLimitedTables.maxHarmonics) * nyquistReciprocal),
                                  scratch: scratch, level: blendLevel, weight: blendWeight)
             walk(&sink, kind: kind, count: count, intoPeriod: intoPeriod, slot: s, segment: seg, ratio: ratio, halfStep: halfStep)

@@ -141,8 +141,11 @@ struct TableSink: VoiceSink {
     /// The quarter octave of the last choice (empty until the first).
     var band: BandLimitedTables.Band = (0, 0, 0, 0, 0)
 
-    init(base: UnsafeMutablePointer<Float>, scale: Float, scratch: VoiceScratch, level: Int, weight: Float) {
-        self.base = base; singles = base + BandLimitedTables.pairFloats
+    /// (points, offset) per level (`TableGeometry.levels`).
+    let layout: UnsafeMutablePointer<Int>
+
+    init(_ wave: WaveType, tables: TableGeometry, scale: Float, scratch: VoiceScratch, level: Int, weight: Float) {
+        base = tables.waveBase(wave); singles = base + tables.pairFloats; layout = tables.levels
         self.scale = scale; self.level = level; self.weight = weight
         rows = scratch.rows; fractions = scratch.phase; weights = scratch.weight; gains = scratch.gain
         points = 0; mask = 0; levelOffset = 0
@@ -151,7 +154,6 @@ struct TableSink: VoiceSink {
 
     /// Points at a level's table.
     @inline(__always) mutating func select(_ level: Int) {
-        let layout = BandLimitedTables.layout
         let size = layout[2 * level]
         points = Double(size); mask = UInt64(truncatingIfNeeded: size &- 1)
         levelOffset = UInt64(truncatingIfNeeded: 2 &* layout[2 * level + 1])
