@@ -124,6 +124,28 @@ struct BandLimitedTests {
         }
     }
 
+    /// A voice starts each block's first table choice from its level's band and keeps it while the
+    /// frequency stays inside: so any frequency inside must be given that very band, or the sound
+    /// would depend on where blocks begin.
+    @Test("each level's band, where a voice's first choice in a block starts, is the band found afresh for every frequency inside it")
+    func levelBandsAreTheBandsFound() {
+        var checked = 0
+        for level in 0..<BandLimitedTables.levelCount {
+            let b = BandLimitedTables.levelBands[level]
+            #expect(b.level == level, "level \(level)'s band is level \(b.level)'s")
+            let top = b.high.isFinite ? b.high.nextDown : b.low * 64
+            var inside: [Float] = [b.low, top]
+            for k in 1..<64 { inside.append(b.low + (top - b.low) * Float(k) / 64) }
+            for r in inside where r >= b.low && r < b.high {
+                let found = BandLimitedTables.band(scaledFrequency: r)
+                #expect(found.level == b.level && found.low == b.low && found.high == b.high && found.start == b.start
+                        && found.inverseSpan == b.inverseSpan, "level \(level), r = \(r): \(found) ≠ \(b)")
+                checked += 1
+            }
+        }
+        #expect(checked > 60 * BandLimitedTables.levelCount)
+    }
+
     @Test("a steady 5 kHz band-limited sawtooth has lines only at 5, 10, 15, 20 kHz; the naive one aliases",
           arguments: [WaveType.bandLimitedSawtooth, .bandLimitedSquare])
     func steadyFiveKilohertz(wave: WaveType) throws {

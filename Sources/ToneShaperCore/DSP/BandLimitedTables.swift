@@ -85,7 +85,7 @@ public final class BandLimitedTables: @unchecked Sendable {
     /// its arithmetic (the three took ≈3.6 ms of CPU, the sawtooth two thirds of it) nor its ~260
     /// page faults: a render of sines builds none.
     public init() {
-        _ = Self.layout  // made here, so the render loop's first read finds it built
+        _ = Self.layout; _ = Self.levelBands  // made here, before any engine reads them
         storage = calloc(Self.waves.count * Self.waveStride, MemoryLayout<Float>.stride)!.assumingMemoryBound(to: Float.self)
     }
 
@@ -294,6 +294,20 @@ public final class BandLimitedTables: @unchecked Sendable {
     /// A quarter-octave band of r from `band`.
     typealias Band = (level: Int, low: Float, high: Float, start: Float, inverseSpan: Float)
 
+    /// Each level's band as `band` finds it for a frequency inside (level 0's own quarter octave, not
+    /// the band below it): a voice's first choice in a block starts from its level's band and looks
+    /// for the level only when it has left it, as every later choice does, instead of from nothing.
+    nonisolated(unsafe) static let levelBands: UnsafeMutablePointer<Band> = {  // written once, read only
+        let p = UnsafeMutablePointer<Band>.allocate(capacity: levelCount)
+        let edges: [Float] = [1, 1.189_207_1, 1.414_213_6, 1.681_792_8, 2]  // `band`'s thresholds
+        for level in 0..<levelCount {
+            let q = level - 1
+            let e = q >= 0 ? q / 4 : -1, a = q - 4 * e
+            p[level] = band(scaledFrequency: 0.5 * (edges[a] + edges[a + 1]) * Float(sign: .plus, exponent: e, significand: 1))
+        }
+        return p
+    }()
+
     /// The weight toward the next level for r in a band from `band`: +0 below the blend's start.
     @inline(__always) static func weight(_ r: Float, in b: Band) -> Float {
         b.inverseSpan == 0 || r < b.start ? 0 : (r - b.start) * b.inverseSpan
@@ -356,12 +370,15 @@ struct TableGeometry {
     let storage: UnsafeMutablePointer<Float>
     /// (points, offset in floats from the wave's first table) per level: `BandLimitedTables.layout`.
     let levels: UnsafeMutablePointer<Int>
+    /// Each level's band: `BandLimitedTables.levelBands`.
+    let bands: UnsafeMutablePointer<BandLimitedTables.Band>
     /// Floats of one wave's pairs (its singles follow), and of one wave's pairs and singles.
     let pairFloats: Int, waveStride: Int
 
     init(_ storage: UnsafeMutablePointer<Float>) {
         self.storage = storage
         levels = BandLimitedTables.layout
+        bands = BandLimitedTables.levelBands
         pairFloats = BandLimitedTables.pairFloats
         waveStride = BandLimitedTables.waveStride
     }

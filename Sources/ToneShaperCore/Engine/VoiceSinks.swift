@@ -138,8 +138,8 @@ struct TableSink: VoiceSink {
     /// Points in the current level's table, as the phase's scale and as the index mask (size − 1):
     /// made once per level, not converted and checked again in every group.
     var points: Double, mask: UInt64
-    /// The quarter octave of the last choice (empty until the first).
-    var band: BandLimitedTables.Band = (0, 0, 0, 0, 0)
+    /// The quarter octave of the last choice; at first, the current level's.
+    var band: BandLimitedTables.Band
 
     /// (points, offset) per level (`TableGeometry.levels`).
     let layout: UnsafeMutablePointer<Int>
@@ -148,7 +148,7 @@ struct TableSink: VoiceSink {
         base = tables.waveBase(wave); singles = base + tables.pairFloats; layout = tables.levels
         self.scale = scale; self.level = level; self.weight = weight
         rows = scratch.rows; fractions = scratch.phase; weights = scratch.weight; gains = scratch.gain
-        points = 0; mask = 0; levelOffset = 0
+        points = 0; mask = 0; levelOffset = 0; band = tables.bands[level]
         select(level)
     }
 
