@@ -83,6 +83,47 @@ struct ParallelRenderTests {
         }
     }
 
+    /// Between events a part's voices render several control periods in one call when the ticks in
+    /// between change nothing they read; whatever a tick does change for them — a duration or
+    /// fidelity glide, vibrato, the end of a release — must stop that, or the sound would differ
+    /// from a period at a time.
+    @Test("voices running on through several periods between events give the bits of a period at a time, through glides of duration and fidelity, vibrato, attacks and releases")
+    func voicesRunOnAsPeriods() throws {
+        var messages: [TimedMIDIMessage] = []
+        func at(_ seconds: Double, _ message: MIDIMessage) { messages.append(TimedMIDIMessage(frame: Int64(seconds * 48_000), message: message)) }
+        let waves = WaveType.allCases.count
+        for c in 0..<UInt8(waves) {
+            let t = 0.013 * Double(c)  // the channels' events apart, so spans between them are long and many
+            at(t, .programChange(channel: c, program: c))
+            at(t, .controlChange(channel: c, controller: 91, value: 40))
+            for n in [48, 55, 64] as [UInt8] { at(t, .noteOn(channel: c, note: n + c, velocity: 100)) }
+            at(0.30 + t, .controlChange(channel: c, controller: 71, value: 90))    // duration glides
+            at(0.55 + t, .controlChange(channel: c, controller: 74, value: 20))    // fidelity glides
+            at(0.80 + t, .controlChange(channel: c, controller: 1, value: 100))    // vibrato
+            at(1.05 + t, .controlChange(channel: c, controller: 1, value: 0))
+            at(1.10 + t, .controlChange(channel: c, controller: 72, value: 100))   // a long release
+            at(1.15 + t, .noteOff(channel: c, note: 55 + c, velocity: 64))
+            at(1.40 + t, .noteOn(channel: c, note: 60 + c, velocity: 90))
+            for n in [48, 60, 64] as [UInt8] { at(1.70 + t, .noteOff(channel: c, note: n + c, velocity: 64)) }
+        }
+        messages = messages.inFrameOrder()
+        let frames = 2 * 48_000
+        func render(threads: Int, wholeTicks: Bool) throws -> [Float] {
+            var config = EngineConfiguration(sampleRate: 48_000, voices: 64)
+            config.threads = threads
+            let engine = Engine(library: try PresetLibrary(shapes: AllocationTests.everyWave()), configuration: config)
+            engine.wholeTicks = wholeTicks
+            return OfflineRenderer(engine: engine, blockFrames: 4096).renderAll(messages, totalFrames: frames)
+        }
+        let reference = try render(threads: 1, wholeTicks: true)
+        #expect(Signal.peak(reference) > 0.05)
+        for threads in [1, 2] {
+            let spans = try render(threads: threads, wholeTicks: false)
+            let differing = zip(reference, spans).filter { $0.bitPattern != $1.bitPattern }.count
+            #expect(spans.count == reference.count && differing == 0, "\(threads) threads: \(differing) samples differ")
+        }
+    }
+
     @Test("with helpers, the output reaches the sink span by span, in order, with the same samples, and a sink's error ends the render")
     func sinkAlongside() throws {
         let messages = Self.performance(seconds: 1, seed: 3)

@@ -158,8 +158,9 @@ extension Engine {
     }
 
     /// One part through the span, period by period: its own control tick where a period starts
-    /// (when the span says so), then its voices into its bus in pool order, its gain and echo, and
-    /// its pan across the period for the mix.
+    /// (when the span says so), then its voices into its bus in pool order (for up to
+    /// `voicePeriods` periods at once when `voicesRunOn`), its gain and echo, and its pan across
+    /// the period for the mix.
     /// A part that falls silent stays silent to the end of the span (only a note, an event, wakes
     /// it), and `spanAudible` says which periods it sounded in. Returns the periods it rendered.
     @inline(__always) func renderPart(_ p: Int, thread t: Int) -> Int {
@@ -170,30 +171,58 @@ extension Engine {
         let row = partVoices + p * voiceCount
         var sounded: UInt32 = 0
         var start = 0, into = jobIntoPeriod, segment = 0
+        var voiced = 0  // frames from `start` on that the voices have already rendered
         while start < count {
             let m = min(count - start, maxBlock - into)
             if partsTick && into == 0 { tickPart(p) }
             if !parts[p].audible { break }
             sounded |= UInt32(1) << UInt32(segment)
             let segmentBus = bus + start
-            segmentBus.update(repeating: 0, count: m)
-            let ratio = parts[p].ratio
-            for j in 0..<partVoiceCount[p] {
-                let v = voices + row[j]
-                if v.pointee.stage == .idle { continue }  // freed at a tick earlier in the span
-                let slot = slots + v.pointee.slot
-                // Bends and vibrato take no voice past its shape's ceiling (see `PlayableRange`).
-                let played = PlayableRange.bounded(v.pointee.noteRatio * v.pointee.tuning * ratio, cap: slot.pointee.ratioCap)
-                v.pointee.render(count: m, intoPeriod: into, slot: slot, ratio: played,
-                                 halfStep: halfStep, scratch: scratch, tables: tables,
-                                 nyquistReciprocal: nyquistReciprocal, into: segmentBus)
+            if voiced == 0 {
+                // The voices run on through the next periods at once when their ticks will change
+                // nothing the voices read: a voice's set-up is then paid once for them all.
+                voiced = partsTick && voicesRunOn(p) ? min(count - start, m + (Engine.voicePeriods - 1) * maxBlock) : m
+                segmentBus.update(repeating: 0, count: voiced)
+                let ratio = parts[p].ratio
+                for j in 0..<partVoiceCount[p] {
+                    let v = voices + row[j]
+                    if v.pointee.stage == .idle { continue }  // freed at a tick earlier in the span
+                    let slot = slots + v.pointee.slot
+                    // Bends and vibrato take no voice past its shape's ceiling (see `PlayableRange`).
+                    let played = PlayableRange.bounded(v.pointee.noteRatio * v.pointee.tuning * ratio, cap: slot.pointee.ratioCap)
+                    v.pointee.render(count: voiced, intoPeriod: into, slot: slot, ratio: played,
+                                     halfStep: halfStep, scratch: scratch, tables: tables,
+                                     nyquistReciprocal: nyquistReciprocal, into: segmentBus)
+                }
             }
+            voiced -= m
             processPart(p, bus: segmentBus, count: m)
             ramps[segment] = panRamp(p)
             start += m; into = 0; segment += 1
         }
         spanAudible[16 * p + planeSet] = sounded
         return sounded.nonzeroBitCount
+    }
+}
+
+extension Engine {
+    /// Control periods a part's voices may render in one call (their scratch holds that many).
+    static let voicePeriods = 4
+
+    /// Whether the part's coming ticks leave its voices alone, so they may render on through the
+    /// next periods before those ticks run: the ticks' other work (pan, the part's audibility)
+    /// reads nothing the voices change. A tick reaches the voices by gliding a shape's duration or
+    /// fidelity (both must be at their targets) or moving the pitch ratio (vibrato must be off, and
+    /// the ratio already that of the bend: an event that stops vibrato or bends mid-period leaves
+    /// it to the next tick). A release that ends within the run changes nothing: from its ramp's
+    /// end the voice's gain is exactly 0, so it adds zeros until the tick frees it (a voice handing
+    /// over to the note that stole it is ended by the whole tick, period by period, not here).
+    @inline(__always) func voicesRunOn(_ p: Int) -> Bool {
+        let part = parts + p
+        guard part.pointee.vibratoDepth == 0, currentSemitones(part: p) == part.pointee.ratioSemitones,
+              part.pointee.privateSlots == 0, part.pointee.currentSlot >= 0 else { return false }
+        let slot = slots + part.pointee.currentSlot
+        return slot.pointee.duration == slot.pointee.durationTarget && slot.pointee.fidelity == slot.pointee.fidelityTarget
     }
 }
 

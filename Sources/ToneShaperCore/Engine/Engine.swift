@@ -175,7 +175,7 @@ public final class Engine: @unchecked Sendable {
         dcPole = Float(_exp(-2 * Double.pi * 1 / rate))
         threadCount = max(1, configuration.threads)
         scratches = .allocate(capacity: threadCount)
-        for t in 0..<threadCount { (scratches + t).initialize(to: VoiceScratch(capacity: maxBlock)) }
+        for t in 0..<threadCount { (scratches + t).initialize(to: VoiceScratch(capacity: Engine.voicePeriods * maxBlock)) }
         shareLists = cacheAligned(Int.self, count: threadCount * Engine.shareListStride)
         shareLists.initialize(repeating: 0, count: threadCount * Engine.shareListStride)
         runStarts = .allocate(capacity: threadCount + 1)
