@@ -84,9 +84,9 @@ struct ParallelRenderTests {
     }
 
     /// Between events a part's voices render several control periods in one call when the ticks in
-    /// between change nothing they read; whatever a tick does change for them — a duration or
-    /// fidelity glide, vibrato, the end of a release — must stop that, or the sound would differ
-    /// from a period at a time.
+    /// between will do what they would a period at a time; whatever a tick changes for them — a
+    /// duration or fidelity glide, vibrato, freeing a voice whose release has ended — must stop the
+    /// run (or end it before that), or the sound would differ from a period at a time.
     @Test("voices running on through several periods between events give the bits of a period at a time, through glides of duration and fidelity, vibrato, attacks and releases")
     func voicesRunOnAsPeriods() throws {
         var messages: [TimedMIDIMessage] = []
@@ -105,22 +105,38 @@ struct ParallelRenderTests {
             at(1.15 + t, .noteOff(channel: c, note: 55 + c, velocity: 64))
             at(1.40 + t, .noteOn(channel: c, note: 60 + c, velocity: 90))
             for n in [48, 60, 64] as [UInt8] { at(1.70 + t, .noteOff(channel: c, note: n + c, velocity: 64)) }
+            // A short release that ends a few periods on, and the key struck again before the tick
+            // after its end: a period at a time, the voice is still releasing then (and is struck
+            // again, its phase carried on); freed early, it would start afresh.
+            at(1.75 + t, .controlChange(channel: c, controller: 72, value: 0))  // release 5 ms: 240 frames
+            at(1.80 + t, .noteOn(channel: c, note: 70 + c, velocity: 100))
+            let off = 1.85 + t + 10 / 48_000
+            at(off, .noteOff(channel: c, note: 70 + c, velocity: 64))
+            at(off + 260 / 48_000, .noteOn(channel: c, note: 70 + c, velocity: 100))
         }
+        // A part turned all but silent for a while (its tail then below the quiet threshold).
+        at(0.20, .controlChange(channel: 1, controller: 7, value: 0))
+        at(0.45, .controlChange(channel: 1, controller: 7, value: 110))
         messages = messages.inFrameOrder()
-        let frames = 2 * 48_000
-        func render(threads: Int, wholeTicks: Bool) throws -> [Float] {
+        let frames = 2 * 48_000 + 9_600
+        func render(threads: Int, wholeTicks: Bool, period: Int, block: Int) throws -> [Float] {
             var config = EngineConfiguration(sampleRate: 48_000, voices: 64)
             config.threads = threads
+            config.maxBlock = period
             let engine = Engine(library: try PresetLibrary(shapes: AllocationTests.everyWave()), configuration: config)
             engine.wholeTicks = wholeTicks
-            return OfflineRenderer(engine: engine, blockFrames: 4096).renderAll(messages, totalFrames: frames)
+            return OfflineRenderer(engine: engine, blockFrames: block).renderAll(messages, totalFrames: frames)
         }
-        let reference = try render(threads: 1, wholeTicks: true)
-        #expect(Signal.peak(reference) > 0.05)
-        for threads in [1, 2] {
-            let spans = try render(threads: threads, wholeTicks: false)
-            let differing = zip(reference, spans).filter { $0.bitPattern != $1.bitPattern }.count
-            #expect(spans.count == reference.count && differing == 0, "\(threads) threads: \(differing) samples differ")
+        for period in [128, 64] {
+            let reference = try render(threads: 1, wholeTicks: true, period: period, block: 4096)
+            #expect(Signal.peak(reference) > 0.05)
+            // Render calls of other sizes start runs mid-period.
+            for (threads, block) in [(1, 4096), (2, 1000), (3, 333)] {
+                let spans = try render(threads: threads, wholeTicks: false, period: period, block: block)
+                let differing = zip(reference, spans).filter { $0.bitPattern != $1.bitPattern }.count
+                #expect(spans.count == reference.count && differing == 0,
+                        "\(period)-frame periods, \(threads) threads, \(block)-frame calls: \(differing) samples differ")
+            }
         }
     }
 

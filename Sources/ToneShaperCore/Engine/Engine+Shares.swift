@@ -159,7 +159,7 @@ extension Engine {
 
     /// One part through the span, period by period: its own control tick where a period starts
     /// (when the span says so), then its voices into its bus in pool order (for up to
-    /// `voicePeriods` periods at once when `voicesRunOn`), its gain and echo, and its pan across
+    /// `voicePeriods` periods at once: `voiceRun`), its gain and echo, and its pan across
     /// the period for the mix.
     /// A part that falls silent stays silent to the end of the span (only a note, an event, wakes
     /// it), and `spanAudible` says which periods it sounded in. Returns the periods it rendered.
@@ -181,7 +181,7 @@ extension Engine {
             if voiced == 0 {
                 // The voices run on through the next periods at once when their ticks will change
                 // nothing the voices read: a voice's set-up is then paid once for them all.
-                voiced = partsTick && voicesRunOn(p) ? min(count - start, m + (Engine.voicePeriods - 1) * maxBlock) : m
+                voiced = partsTick ? voiceRun(p, first: m, left: count - start) : m
                 segmentBus.update(repeating: 0, count: voiced)
                 let ratio = parts[p].ratio
                 for j in 0..<partVoiceCount[p] {
@@ -209,20 +209,31 @@ extension Engine {
     /// Control periods a part's voices may render in one call (their scratch holds that many).
     static let voicePeriods = 4
 
-    /// Whether the part's coming ticks leave its voices alone, so they may render on through the
-    /// next periods before those ticks run: the ticks' other work (pan, the part's audibility)
-    /// reads nothing the voices change. A tick reaches the voices by gliding a shape's duration or
-    /// fidelity (both must be at their targets) or moving the pitch ratio (vibrato must be off, and
-    /// the ratio already that of the bend: an event that stops vibrato or bends mid-period leaves
-    /// it to the next tick). A release that ends within the run changes nothing: from its ramp's
-    /// end the voice's gain is exactly 0, so it adds zeros until the tick frees it (a voice handing
-    /// over to the note that stole it is ended by the whole tick, period by period, not here).
-    @inline(__always) func voicesRunOn(_ p: Int) -> Bool {
+    /// How many frames from a period's start (`first` of them in this period, `left` to the span's
+    /// end) the part's voices may render at once: on through the next periods when their ticks
+    /// will do what they would a period at a time. The ticks' own work (pan, the part's
+    /// audibility) reads nothing the voices change; a tick reaches the voices by gliding a shape's
+    /// duration or fidelity (both must be at their targets), by moving the pitch ratio (vibrato
+    /// must be off, and the ratio already that of the bend: an event that stops vibrato or bends
+    /// mid-period leaves it to the next tick), and by freeing a voice whose release has ended —
+    /// which it decides from the voice's state after the run: so the run stops short of the period
+    /// in which a release ends (one ending in this period is freed at the next tick either way).
+    /// A voice handing over to the note that stole it takes the whole tick, period by period.
+    @inline(__always) func voiceRun(_ p: Int, first m: Int, left: Int) -> Int {
         let part = parts + p
         guard part.pointee.vibratoDepth == 0, currentSemitones(part: p) == part.pointee.ratioSemitones,
-              part.pointee.privateSlots == 0, part.pointee.currentSlot >= 0 else { return false }
+              part.pointee.privateSlots == 0, part.pointee.currentSlot >= 0 else { return m }
         let slot = slots + part.pointee.currentSlot
-        return slot.pointee.duration == slot.pointee.durationTarget && slot.pointee.fidelity == slot.pointee.fidelityTarget
+        guard slot.pointee.duration == slot.pointee.durationTarget, slot.pointee.fidelity == slot.pointee.fidelityTarget else { return m }
+        var run = min(left, m + (Engine.voicePeriods - 1) * maxBlock)
+        let row = partVoices + p * voiceCount
+        for j in 0..<partVoiceCount[p] where run > m {
+            let v = voices + row[j]
+            // A release ending after this period must end after the run, or the run ends earlier.
+            guard v.pointee.stage == .releasing, v.pointee.rampLeft > m else { continue }
+            while run > m && v.pointee.rampLeft <= run { run = run - m > maxBlock ? m + (run - m - 1) / maxBlock * maxBlock : m }
+        }
+        return run
     }
 }
 

@@ -176,7 +176,7 @@ struct TableSink: VoiceSink {
     @inline(__always) mutating func choose(frequency: Double) {
         let r = Float(frequency) * scale * 1.01
         if !(r >= band.low && r < band.high) {
-            // Left the current quarter octave (or the first choice in this block): find the level.
+            // Left the quarter octave (at a block's first choice, the level's own band): find the level.
             band = BandLimitedTables.band(scaledFrequency: r)
             if band.level != level {
                 level = band.level
