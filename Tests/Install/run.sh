@@ -327,7 +327,7 @@ if [ "${TONESHAPER_TEST_DEB:-}" = 1 ]; then
   for file in "${elves[@]}"; do
     [ -f "$file" ] || unmet+=" $(basename "$file"):(not in the package)"
     for library in $(readelf -d "$file" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
-      path="$(ldconfig -p | awk -v l="$library" '$1 == l && /x86-64/ { print $NF; exit }')"
+      path="$(ldconfig -p | awk -v l="$library" '$1 == l && /x86-64/ && !found { found = 1; print $NF }')"
       owner="$(dpkg -S "$path" 2>/dev/null || dpkg -S "/usr$path" 2>/dev/null || dpkg -S "${path#/usr}" 2>/dev/null || true)"
       owner="${owner%%:*}"
       [ -n "$owner" ] && grep -qxF "$owner" "$work/depends-names" || unmet+=" $(basename "$file"):$library(${owner:-no package})"
