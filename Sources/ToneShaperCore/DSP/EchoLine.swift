@@ -53,6 +53,19 @@ struct EchoLine {
         }
     }
 
+    /// The reads of the next `count` samples on their way, from where the next call will read (the
+    /// settled delay's place). Asked before a part's voices render several periods at once: the
+    /// echo's passes over those periods then follow one another, with no time between them for
+    /// `process`'s own look-ahead of one call to arrive.
+    func prefetchReads(_ count: Int) {
+        if isOff { return }
+        var r = writeIndex - Int(min(max(delaySamples, 1), Double(capacity - 3))) - 1
+        if r < 0 { r += capacity }
+        let last = r + count
+        EchoLine.prefetch(buffer + r, through: buffer + min(last, capacity - 1))
+        if last >= capacity { EchoLine.prefetch(buffer, through: buffer + (last - capacity)) }
+    }
+
     /// Processes `count` samples in place, each first multiplied by `gain` (the part's, settled:
     /// one pass over the bus instead of two; with the echo off only the gain is applied).
     mutating func process(_ io: UnsafeMutablePointer<Float>, count: Int, gain: Float = 1) {

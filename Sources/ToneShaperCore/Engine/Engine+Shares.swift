@@ -182,6 +182,7 @@ extension Engine {
                 // The voices run on through the next periods at once when their ticks will change
                 // nothing the voices read: a voice's set-up is then paid once for them all.
                 voiced = partsTick ? voiceRun(p, first: m, left: count - start) : m
+                if voiced > m { parts[p].echo.prefetchReads(voiced) }
                 segmentBus.update(repeating: 0, count: voiced)
                 let ratio = parts[p].ratio
                 for j in 0..<partVoiceCount[p] {
