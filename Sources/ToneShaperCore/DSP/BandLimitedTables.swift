@@ -277,7 +277,7 @@ public final class BandLimitedTables: @unchecked Sendable {
         let bits = r.bitPattern
         let e = Int((bits >> 23) & 0xFF) - 127
         let m = Float(bitPattern: (bits & 0x007F_FFFF) | 0x3F80_0000)
-        let t1: Float = 1.189_207_1, t2: Float = 1.414_213_6, t3: Float = 1.681_792_8
+        let (t1, t2, t3) = quarterOctaves
         let a1 = m >= t1, a2 = m >= t2, a3 = m >= t3
         let q = 4 * e + (a1 ? 1 : 0) + (a2 ? 1 : 0) + (a3 ? 1 : 0)
         let level = q + 1
@@ -291,6 +291,10 @@ public final class BandLimitedTables: @unchecked Sendable {
         return (level, lo * power, hi * power, start * power, 1 / ((hi - start) * power))
     }
 
+    /// 2^¼, 2^½, 2^¾ in Float: where `band` splits each octave of r (a literal: no lazy global on
+    /// the render path).
+    @inline(__always) static var quarterOctaves: (Float, Float, Float) { (1.189_207_1, 1.414_213_6, 1.681_792_8) }
+
     /// A quarter-octave band of r from `band`.
     typealias Band = (level: Int, low: Float, high: Float, start: Float, inverseSpan: Float)
 
@@ -299,7 +303,8 @@ public final class BandLimitedTables: @unchecked Sendable {
     /// for the level only when it has left it, as every later choice does, instead of from nothing.
     nonisolated(unsafe) static let levelBands: UnsafeMutablePointer<Band> = {  // written once, read only
         let p = UnsafeMutablePointer<Band>.allocate(capacity: levelCount)
-        let edges: [Float] = [1, 1.189_207_1, 1.414_213_6, 1.681_792_8, 2]  // `band`'s thresholds
+        let (t1, t2, t3) = quarterOctaves
+        let edges: [Float] = [1, t1, t2, t3, 2]
         for level in 0..<levelCount {
             let q = level - 1
             let e = q >= 0 ? q / 4 : -1, a = q - 4 * e

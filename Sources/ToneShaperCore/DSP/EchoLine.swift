@@ -59,8 +59,25 @@ struct EchoLine {
     /// `process`'s own look-ahead of one call to arrive.
     func prefetchReads(_ count: Int) {
         if isOff { return }
-        var r = writeIndex - Int(min(max(delaySamples, 1), Double(capacity - 3))) - 1
+        prefetchRing(from: settledRead().r, count: count)
+    }
+
+    /// Where the settled delay reads for the next write: whole samples back, the fraction, and the
+    /// older sample's index (reading one sample further back and forward by 1 − frac is reading
+    /// back the delay).
+    @inline(__always) func settledRead() -> (whole: Int, frac: Float, r: Int) {
+        let dd = clamped(delaySamples)
+        let whole = Int(dd)
+        var r = writeIndex - whole - 1
         if r < 0 { r += capacity }
+        return (whole, Float(dd - Double(whole)), r)
+    }
+
+    /// A delay in samples as the ring can read it: at least one sample, at most three short of its capacity.
+    @inline(__always) func clamped(_ d: Double) -> Double { min(max(d, 1), Double(capacity - 3)) }
+
+    /// Every cache line of `count` ring samples from index `r` on, wrapping at the end.
+    @inline(__always) func prefetchRing(from r: Int, count: Int) {
         let last = r + count
         EchoLine.prefetch(buffer + r, through: buffer + min(last, capacity - 1))
         if last >= capacity { EchoLine.prefetch(buffer, through: buffer + (last - capacity)) }
@@ -78,14 +95,10 @@ struct EchoLine {
         var d = delaySamples
         var w = writeIndex
         let cap = capacity
-        let maxDelay = Double(cap - 3)
         if d == delayTarget && vol == target {
             // Settled (the usual case): the read offset and its fraction are the same for every sample.
-            let dd = min(max(d, 1), maxDelay)
-            let whole = Int(dd)
-            let frac = Float(dd - Double(whole))
-            var r = w - whole - 1
-            if r < 0 { r += cap }
+            let (whole, frac, start) = settledRead()
+            var r = start
             var n = 0
             while n < count {
                 // Eight at a time while no index wraps and the reads (whole + 1 samples back) all
@@ -123,14 +136,12 @@ struct EchoLine {
             // while this part's voices render its next period: in a dense render, the delayed loads
             // had waited on memory for most of the echo's time. As many as this call read (a control
             // period, as a rule), from where it stopped (r is the next read's older sample).
-            let last = r + count
-            EchoLine.prefetch(buffer + r, through: buffer + min(last, cap - 1))
-            if last >= cap { EchoLine.prefetch(buffer, through: buffer + (last - cap)) }
+            prefetchRing(from: r, count: count)
             return
         }
         for n in 0..<count {
             d += (delayTarget - d) * glide
-            let dd = min(max(d, 1), maxDelay)
+            let dd = clamped(d)
             var r = Double(w) - dd
             if r < 0 { r += Double(cap) }
             let i0 = Int(r)

@@ -230,9 +230,10 @@ extension Engine {
         let row = partVoices + p * voiceCount
         for j in 0..<partVoiceCount[p] where run > m {
             let v = voices + row[j]
-            // A release ending after this period must end after the run, or the run ends earlier.
-            guard v.pointee.stage == .releasing, v.pointee.rampLeft > m else { continue }
-            while run > m && v.pointee.rampLeft <= run { run = run - m > maxBlock ? m + (run - m - 1) / maxBlock * maxBlock : m }
+            // A release ending after this period must end after the run: else the run ends at the
+            // last period start before the release's end.
+            let ends = v.pointee.rampLeft
+            if v.pointee.stage == .releasing && ends > m && ends <= run { run = m + (ends - m - 1) / maxBlock * maxBlock }
         }
         return run
     }

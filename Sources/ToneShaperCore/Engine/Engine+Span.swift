@@ -204,20 +204,14 @@ extension Engine {
                         done &+= 1
                     }
                 }
-                if let out, n > 0 {
-                    while done < n { dc.step(left, right, done, into: out, gain: gain, pole: pole); done &+= 1 }
-                    clipped &+= Engine.clip(out + 2 &* (n &- 16), count: 32)
-                }
+                if let out, n > 0 { clipped &+= dc.finishStretch(left, right, from: done, end: n, into: out, gain: gain, pole: pole) }
                 UnsafeMutableRawPointer(left + n).storeBytes(of: l0, as: SIMD8<Float>.self)
                 UnsafeMutableRawPointer(left + n + 8).storeBytes(of: l1, as: SIMD8<Float>.self)
                 UnsafeMutableRawPointer(right + n).storeBytes(of: r0, as: SIMD8<Float>.self)
                 UnsafeMutableRawPointer(right + n + 8).storeBytes(of: r1, as: SIMD8<Float>.self)
                 n &+= 16
             }
-            if let out, n > 0 {
-                for f in (n &- 16)..<n { dc.step(left, right, f, into: out, gain: gain, pole: pole) }
-                clipped &+= Engine.clip(out + 2 &* (n &- 16), count: 32)
-            }
+            if let out, n > 0 { clipped &+= dc.finishStretch(left, right, from: n &- 16, end: n, into: out, gain: gain, pole: pole) }
             if out != nil {
                 dcLeft = dc.left; dcRight = dc.right
                 clippedSamples += clipped
@@ -379,5 +373,14 @@ struct DCBlocker {
         left = (a, ya); right = (b, yb)
         out[2 &* n] = ya
         out[2 &* n &+ 1] = yb
+    }
+
+    /// Frames `from ..< end` stepped, then the 16-frame stretch ending at `end` (all its frames
+    /// mastered now) clipped: how many samples the clip changed.
+    @inline(__always) mutating func finishStretch(_ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>, from: Int, end: Int,
+                                                  into out: UnsafeMutablePointer<Float>, gain: Float, pole: Float) -> Int {
+        var f = from
+        while f < end { step(l, r, f, into: out, gain: gain, pole: pole); f &+= 1 }
+        return Engine.clip(out + 2 &* (end &- 16), count: 32)
     }
 }
