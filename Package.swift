@@ -22,16 +22,18 @@ let namedAVX512CPUs: Set<String> = ["x86-64-v4", "skylake-avx512", "cascadelake"
 let coreCPUFlags: [String] = {
     #if arch(x86_64) && canImport(Glibc)
     let chosen = getenv("TONESHAPER_CPU").map { String(cString: $0) } ?? ""
+    /// Built for `cpu`, with the fast paths its features allow (none, the vector roundings, or those and AVX-512's).
+    func cpuFlags(_ cpu: String, avx2: Bool, avx512: Bool) -> [String] {
+        ["-target-cpu", cpu] + (avx2 ? ["-D", "TONESHAPER_VECTOR_ROUNDING"] : []) + (avx512 ? ["-D", "TONESHAPER_AVX512"] : [])
+    }
     // "native" is this machine's CPU by LLVM's own name: the fast paths as below, from /proc/cpuinfo.
     let native = chosen == "native"
     if !chosen.isEmpty && !native {
         // A named CPU gets the fast paths its features allow, as the automatic choice below gives
         // them (a packager building for x86-64-v3 or znver4, say); one not listed, none of them.
         if chosen == "baseline" { return [] }
-        if namedAVX512CPUs.contains(chosen) {
-            return ["-target-cpu", chosen, "-D", "TONESHAPER_VECTOR_ROUNDING", "-D", "TONESHAPER_AVX512"]
-        }
-        return namedAVX2CPUs.contains(chosen) ? ["-target-cpu", chosen, "-D", "TONESHAPER_VECTOR_ROUNDING"] : ["-target-cpu", chosen]
+        let avx512 = namedAVX512CPUs.contains(chosen)
+        return cpuFlags(chosen, avx2: avx512 || namedAVX2CPUs.contains(chosen), avx512: avx512)
     }
     let plain = native ? ["-target-cpu", "native"] : []
     guard let file = fopen("/proc/cpuinfo", "r") else { return plain }
@@ -49,8 +51,7 @@ let coreCPUFlags: [String] = {
         // instruction and there are 32 vector registers: the same output bits, a faster saw and Fourier.
         // TONESHAPER_AVX512: code may hold twice the vector state (the Fourier sums take four groups of eight).
         let avx512 = ["avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"].allSatisfy { flags.contains(Substring($0)) }
-        return avx512 ? ["-target-cpu", native ? "native" : "skylake-avx512", "-D", "TONESHAPER_VECTOR_ROUNDING", "-D", "TONESHAPER_AVX512"]
-                      : ["-target-cpu", native ? "native" : "haswell", "-D", "TONESHAPER_VECTOR_ROUNDING"]
+        return cpuFlags(native ? "native" : (avx512 ? "skylake-avx512" : "haswell"), avx2: true, avx512: avx512)
     }
     return plain
     #else

@@ -189,13 +189,19 @@ help="$(bash install.sh --help 2>&1 || true)"
 missing_options="$(for option in --prefix --bin --lv2 --clap --out --uninstall --deb; do grep -q -- "$option" <<<"$help" || printf ' %s' "$option"; done)"
 check "install.sh --help names every option it takes${missing_options:+ (not:$missing_options)}" test -z "$missing_options"
 
+# The unsafe flags the manifest gives target $1, in order: its settings for tool $2 only (swift,
+# linker) and in configuration $3 only (release, debug) when they are given.
+unsafe_flags() {
+  swift package dump-package 2>/dev/null | python3 -c 'import json, sys
+name, tool, config = (sys.argv[1:] + ["", ""])[:3]
+print(" ".join(f for t in json.load(sys.stdin)["targets"] if t["name"] == name
+               for s in t.get("settings", []) if (not tool or s["tool"] == tool)
+               and (not config or s.get("condition", {}).get("config") == config)
+               for f in s["kind"].get("unsafeFlags", {}).get("_0", [])))' "$@"
+}
 # A build for a named CPU (a packager's TONESHAPER_CPU) takes the core's fast paths that CPU's
 # features allow, as the automatic choice does for the machine's own; an unlisted name, none.
-core_flags() {
-  TONESHAPER_CPU="$1" swift package dump-package 2>/dev/null | python3 -c 'import json, sys
-print(" ".join(f for t in json.load(sys.stdin)["targets"] if t["name"] == "ToneShaperCore"
-               for s in t.get("settings", []) for f in s["kind"].get("unsafeFlags", {}).get("_0", [])))'
-}
+core_flags() { TONESHAPER_CPU="$1" unsafe_flags ToneShaperCore; }
 check "TONESHAPER_CPU=znver4 builds the core for it with the AVX-512 paths" \
   test "$(core_flags znver4)" = "-target-cpu znver4 -D TONESHAPER_VECTOR_ROUNDING -D TONESHAPER_AVX512 -O"
 check "TONESHAPER_CPU=x86-64-v3 builds the core for it with the vector roundings, not the AVX-512 paths" \
@@ -204,14 +210,8 @@ check "TONESHAPER_CPU=nehalem (no AVX2) builds the core for it with neither; bas
   test "$(core_flags nehalem)" = "-target-cpu nehalem -O" -a "$(core_flags baseline)" = "-O"
 # The Swift driver links an executable with -export-dynamic (24,000 symbols the dynamic linker and the
 # runtime went through at every start); release builds take it back (the package's program is checked below).
-program_link_flags() {
-  swift package dump-package 2>/dev/null | python3 -c 'import json, sys
-print(" ".join(f for t in json.load(sys.stdin)["targets"] if t["name"] == "toneshaper"
-               for s in t.get("settings", []) if s["tool"] == "linker" and s.get("condition", {}).get("config") == "release"
-               for f in s["kind"].get("unsafeFlags", {}).get("_0", [])))'
-}
 check "release builds link the program with --no-export-dynamic" \
-  bash -c "grep -qF -- '-Xlinker --no-export-dynamic' <<<'$(program_link_flags)'"
+  bash -c "grep -qF -- '-Xlinker --no-export-dynamic' <<<'$(unsafe_flags toneshaper linker release)'"
 auto_flags="$(core_flags "")"
 case "$auto_flags" in -target-cpu*) native_expected="$(sed -E 's/^-target-cpu [^ ]+/-target-cpu native/' <<<"$auto_flags")" ;; *) native_expected="-target-cpu native $auto_flags" ;; esac
 check "TONESHAPER_CPU=native builds the core for this machine's CPU with the fast paths an unset one takes ($auto_flags)" \
