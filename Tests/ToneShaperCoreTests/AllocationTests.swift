@@ -94,6 +94,33 @@ struct AllocationTests {
         #expect(peak > 0.01)
     }
 
+    /// Between events a part's voices render several control periods in one call (`Engine.voiceRun`),
+    /// the echo's reads for them asked for first: held notes of every wave in long blocks, a note
+    /// released and another struck now and then, so runs also stop short of releases' ends. (The
+    /// script above goes the other way: a glide, vibrato or a steal in almost every block.)
+    @Test("held notes of every wave rendered several control periods at a time, releases ending among them, allocate nothing")
+    func voiceRunsAllocateNothing() throws {
+        let engine = try Bench.engine(Self.everyWave(), voices: 64)
+        let waves = WaveType.allCases.count
+        let frames = 2048
+        let script: (Int) -> [EngineEvent] = { b in
+            if b == 0 { return (0..<waves).map { EngineEvent(offset: $0, .programChange(channel: UInt8($0), program: UInt8($0))) } }
+            if b == 1 { return (0..<waves).map { EngineEvent(offset: $0, .on(UInt8(48 + 5 * $0), 100, channel: UInt8($0))) } }
+            // Block b strikes a note; block b + 5 releases it (its release ends a few periods on).
+            var e = [EngineEvent(offset: 1800, .on(UInt8(60 + b % 12), 90, channel: UInt8(b % waves)))]
+            if b >= 7 { e.append(EngineEvent(offset: 300, .off(UInt8(60 + (b - 5) % 12), channel: UInt8((b - 5) % waves)))) }
+            return e
+        }
+        let warmUp = Performance(blocks: 6, frames: frames, script: script)
+        _ = warmUp.renderCountingAllocations(engine)
+        let performance = Performance(blocks: 24, frames: frames) { script($0 + 6) }
+        let allocations = performance.renderCountingAllocations(engine)
+        #expect(allocations == 0, "\(allocations) allocations while rendering \(24 * frames) frames")
+        var peak: Float = 0
+        for i in 0..<(2 * frames) { peak = max(peak, abs(performance.output[i])) }
+        #expect(peak > 0.01)
+    }
+
     @Test("MPE allocates nothing: zones from RPN 6, member notes with their own bend, pressure, CC 74 and poly pressure, the manager's bend, program, pedal and all-notes-off")
     func mpeAllocatesNothing() throws {
         let map = try ControllerMapFile.parse("""
